@@ -1,0 +1,14 @@
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/nodes', '<rootDir>/credentials', '<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	transform: {
+		// Types are checked once by `npm run typecheck`; here ts-jest only transpiles.
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+	},
+	setupFiles: ['<rootDir>/test/setup/env.ts'],
+	testTimeout: 30000,
+	// n8n-core keeps a handle open after a workflow run; end the run when the tests are done.
+	forceExit: true,
+};
