@@ -1,0 +1,16 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport';
+import type { FormSummary } from '../../transport/types';
+
+const properties: INodeProperties[] = [];
+
+export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['getAll'] } }, properties);
+
+/** List Forms: one item per form the key's account owns, personal and team forms alike. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], itemIndex });
+	const forms = Array.isArray(body.forms) ? body.forms : [];
+	return forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
+}

@@ -1,0 +1,100 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { formIdLocator } from '../../descriptions/common';
+import { getFormId } from '../../helpers/parameters';
+import { apiDownload, headerValue } from '../../transport';
+import type { ExportFormat } from '../../transport/types';
+
+const properties: INodeProperties[] = [
+	formIdLocator,
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		default: 'csv',
+		options: [
+			{ name: 'CSV', value: 'csv', description: 'One row per response, one column per question' },
+			{ name: 'JSON', value: 'json', description: 'The responses as a JSON array' },
+			{
+				name: 'Merkle Tree',
+				value: 'merkle',
+				description: "A Merkle tree of the respondents' wallets, for allowlists (Business plan)",
+			},
+		],
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['response'], operation: ['export'] } },
+	properties,
+);
+
+const FALLBACK_FILE: Record<ExportFormat, { extension: string; mimeType: string }> = {
+	csv: { extension: 'csv', mimeType: 'text/csv' },
+	json: { extension: 'json', mimeType: 'application/json' },
+	merkle: { extension: 'merkle.json', mimeType: 'application/json' },
+};
+
+/**
+ * Export: the API's file as binary data. The body is handed to n8n as a stream, so n8n's
+ * binary data store decides whether it is ever held in memory (in filesystem mode it is not).
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const formId = getFormId.call(this, itemIndex);
+	const format = this.getNodeParameter('format', itemIndex, 'csv') as ExportFormat;
+	const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
+
+	const { body, headers } = await apiDownload.call(this, {
+		path: ['forms', formId, 'export'],
+		qs: { format },
+		formId,
+		exportFormat: format,
+		itemIndex,
+	});
+	const fallback = FALLBACK_FILE[format] ?? FALLBACK_FILE.csv;
+	const fileName =
+		fileNameFromContentDisposition(headerValue(headers, 'content-disposition')) ??
+		`${formId}-responses.${fallback.extension}`;
+	const mimeType = headerValue(headers, 'content-type')?.split(';')[0].trim() || fallback.mimeType;
+
+	const stream = body as unknown as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
+	const binary = await this.helpers.prepareBinaryData(stream, fileName, mimeType);
+	return [
+		{
+			json: { formId, format, fileName: binary.fileName ?? fileName, mimeType: binary.mimeType, fileSize: binary.fileSize },
+			binary: { [binaryPropertyName]: binary },
+			pairedItem: { item: itemIndex },
+		},
+	];
+}
+
+/** The file name of a Content-Disposition header; RFC 6266 `filename*` wins over `filename`. */
+export function fileNameFromContentDisposition(header: string | undefined): string | undefined {
+	if (!header) return undefined;
+	const extended = /filename\*\s*=\s*(?:UTF-8|ISO-8859-1)?'[^']*'([^;]+)/i.exec(header);
+	if (extended) {
+		try {
+			return sanitizeFileName(decodeURIComponent(extended[1].trim()));
+		} catch {
+			// Fall through to the plain parameter.
+		}
+	}
+	const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
+	const name = plain ? (plain[1] ?? plain[2]).replace(/\\(.)/g, '$1').trim() : undefined;
+	return name ? sanitizeFileName(name) : undefined;
+}
+
+/** A server-given name must not carry a path into n8n's file handling. */
+function sanitizeFileName(name: string): string | undefined {
+	const base = name.split(/[\\/]/).pop()?.trim();
+	return base && base !== '.' && base !== '..' ? base : undefined;
+}

@@ -1,0 +1,111 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { formIdLocator, outputModeProperty } from '../../descriptions/common';
+import { formatResponse, getOutputMode } from '../../helpers/output';
+import { getFormId, toApiTimestamp } from '../../helpers/parameters';
+import { iterateResponses, MAX_PAGE_SIZE } from '../../transport/paging';
+
+const properties: INodeProperties[] = [
+	formIdLocator,
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	outputModeProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Offset',
+				name: 'offset',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description: 'How many responses to skip before the first one returned',
+				displayOptions: { show: { '/returnAll': [false] } },
+			},
+			{
+				displayName: 'Since',
+				name: 'since',
+				type: 'dateTime',
+				default: '',
+				description:
+					'Only responses submitted after this moment. A date without a time zone is read in the workflow time zone.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['response'], operation: ['getAll'] } },
+	properties,
+);
+
+interface GetResponsesOptions extends IDataObject {
+	offset?: number;
+	since?: string;
+}
+
+/** Get Responses: one item per response; Return All pages through every response for the user. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const formId = getFormId.call(this, itemIndex);
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const options = this.getNodeParameter('options', itemIndex, {}) as GetResponsesOptions;
+	const outputMode = getOutputMode.call(this, itemIndex);
+
+	let maxItems: number | undefined;
+	let startOffset = 0;
+	if (!returnAll) {
+		maxItems = wholeNumberIn(this, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, MAX_PAGE_SIZE, itemIndex);
+		if (options.offset !== undefined && options.offset !== null) {
+			startOffset = wholeNumberIn(this, options.offset, 'Offset', 0, Number.MAX_SAFE_INTEGER, itemIndex);
+		}
+	}
+	const since =
+		options.since === undefined || options.since === null || options.since === ''
+			? undefined
+			: toApiTimestamp.call(this, options.since, 'Since', itemIndex);
+
+	const items: INodeExecutionData[] = [];
+	for await (const page of iterateResponses.call(this, { formId, since, itemIndex }, { startOffset, maxItems })) {
+		for (const response of page) {
+			items.push({ json: formatResponse(response, outputMode), pairedItem: { item: itemIndex } });
+		}
+	}
+	return items;
+}
+
+function wholeNumberIn(
+	context: IExecuteFunctions,
+	value: unknown,
+	name: string,
+	min: number,
+	max: number,
+	itemIndex: number,
+): number {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+		throw new NodeOperationError(context.getNode(), `"${name}" must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`, {
+			description: `Got "${String(value)}".${name === 'Limit' ? ' To read more than 1000 responses, turn on Return All.' : ''}`,
+			itemIndex,
+		});
+	}
+	return number;
+}

@@ -1,0 +1,50 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import * as form from './form';
+import type { FormsWtfType } from './node.type';
+import * as response from './response';
+
+type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
+
+const operations: { [R in FormsWtfType['resource']]: Record<string, { execute: Operation }> } = {
+	form: { getAll: form.getAll, get: form.get },
+	response: { getAll: response.getAll, export: response.export },
+};
+
+/**
+ * Runs the chosen operation once per input item. With "Continue On Fail" a failed item becomes
+ * an error item paired with its input and the run goes on.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as FormsWtfType['resource'];
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const handler = operations[resource]?.[operation];
+	if (!handler) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+	}
+
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			returnData.push(...(await handler.execute.call(this, itemIndex)));
+		} catch (error) {
+			if (this.continueOnFail()) {
+				const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
+				if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+					if (error.description) json.description = error.description;
+					if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+				}
+				returnData.push({ json, pairedItem: { item: itemIndex } });
+				continue;
+			}
+			// Both constructors hand back an error of their own class unchanged, item index included.
+			if (error instanceof NodeApiError) {
+				throw new NodeApiError(this.getNode(), error as unknown as JsonObject, { itemIndex });
+			}
+			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+		}
+	}
+	return [returnData];
+}

@@ -1,0 +1,59 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** The form picker, shared by the action node and the trigger. */
+export const formIdLocator: INodeProperties = {
+	displayName: 'Form',
+	name: 'formId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The form to read',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a form...',
+			typeOptions: {
+				searchListMethod: 'searchForms',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. frm_8c2d4f1a',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '\\S+',
+						errorMessage: 'Enter a form ID',
+					},
+				},
+			],
+		},
+	],
+};
+
+/** Simplified or raw responses, shared by Get Responses and the trigger. */
+export const outputModeProperty: INodeProperties = {
+	displayName: 'Output',
+	name: 'output',
+	type: 'options',
+	default: 'simplified',
+	options: [
+		{
+			name: 'Simplified',
+			value: 'simplified',
+			description:
+				'The response with its answers as one object keyed by question label, e.g. answers["Your name?"]',
+		},
+		{
+			name: 'Raw',
+			value: 'raw',
+			description: 'Exactly what the API sent, answers as a list',
+		},
+	],
+};

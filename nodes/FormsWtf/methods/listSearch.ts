@@ -1,0 +1,23 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { apiRequest } from '../transport';
+import type { FormSummary } from '../transport/types';
+
+/** "From List" of the form picker: the account's forms, filtered by title, slug or id. */
+export async function searchForms(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'] });
+	const forms = Array.isArray(body.forms) ? body.forms : [];
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results = forms
+		.filter(
+			(form) =>
+				needle === '' ||
+				[form.title, form.slug, form.id].some((field) => String(field ?? '').toLowerCase().includes(needle)),
+		)
+		.map((form) => ({
+			name: form.published === false ? `${form.title} (unpublished)` : String(form.title ?? form.id),
+			value: form.id,
+		}))
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return { results };
+}

@@ -1,0 +1,157 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { ExportFormat } from './types';
+
+/** What a request was for, so that its error can say something the user can act on. */
+export interface RequestContext {
+	itemIndex?: number;
+	formId?: string;
+	exportFormat?: ExportFormat;
+}
+
+export interface FailureDetails {
+	/** How many times the request was sent. */
+	attempts: number;
+	/** The `error` text of the API's JSON body, when there was one. */
+	apiMessage?: string;
+	/** Seconds spent waiting out rate limits. */
+	waitedSeconds?: number;
+}
+
+const KEYS_URL_HINT = 'Forms.wtf → Settings → API Keys';
+
+/**
+ * Builds the error a no-code user sees for an HTTP status. The error is made from plain
+ * strings only, never from the HTTP client's error object: that object carries the request
+ * headers, and with them the API key.
+ */
+export function errorForStatus(
+	node: INode,
+	status: number,
+	context: RequestContext,
+	details: FailureDetails,
+): NodeApiError {
+	const { message, description } = describeStatus(status, context, details);
+	return makeApiError(node, status, message, description, context, details.apiMessage);
+}
+
+function describeStatus(
+	status: number,
+	context: RequestContext,
+	details: FailureDetails,
+): { message: string; description: string } {
+	const fromApi = details.apiMessage ? ` Forms.wtf said: "${details.apiMessage}".` : '';
+	switch (status) {
+		case 400:
+			return {
+				message: 'Forms.wtf rejected the request as invalid',
+				description: `Check the node's options (Limit 1–1000, Offset 0 or more, a valid date in Since).${fromApi}`,
+			};
+		case 401:
+			return {
+				message: 'Forms.wtf did not accept the API key',
+				description: `The key in the credential is missing, invalid or has been revoked. Create a new key in ${KEYS_URL_HINT} (keys start with "fwtf_") and paste it into the credential.${fromApi}`,
+			};
+		case 403:
+			if (context.exportFormat === 'merkle') {
+				return {
+					message: 'Merkle export needs the Forms.wtf Business plan',
+					description: `Your plan does not include Merkle exports. Choose CSV or JSON as the format, or upgrade the account to the Business plan.${fromApi}`,
+				};
+			}
+			return {
+				message: "Your Forms.wtf plan doesn't include API access",
+				description: `The Forms.wtf API needs the Team plan or higher. Upgrade the account that owns the API key, or use a key of an account on the Team plan.${fromApi}`,
+			};
+		case 404:
+			return context.formId !== undefined
+				? {
+						message: `Form "${context.formId}" was not found`,
+						description: `Check the form ID, or pick the form from the list. The API key only sees forms its account can access.${fromApi}`,
+					}
+				: {
+						message: 'Forms.wtf answered "not found"',
+						description: `Check the Base URL in the credential: it should end in /api/v1.${fromApi}`,
+					};
+		case 429:
+			return {
+				message: 'Forms.wtf rate limit reached',
+				description: `The API allows 60 requests per minute per key. The node waited ${details.waitedSeconds ?? 0} s over ${details.attempts} attempts and gave up. Run the workflow less often, or use a separate key for each workflow.${fromApi}`,
+			};
+		default:
+			if (status >= 500) {
+				return {
+					message: `Forms.wtf had a server error (${status})`,
+					description: `The request failed ${details.attempts} times. This is usually temporary: try again in a few minutes.${fromApi}`,
+				};
+			}
+			return {
+				message: `Forms.wtf answered with status ${status}`,
+				description: fromApi.trim() || 'The API sent an answer this node does not know how to read.',
+			};
+	}
+}
+
+/** The server could not be reached, or dropped the connection every time. */
+export function errorForConnection(
+	node: INode,
+	code: string,
+	baseUrl: string,
+	context: RequestContext,
+	attempts: number,
+): NodeApiError {
+	return makeApiError(
+		node,
+		undefined,
+		`Could not connect to Forms.wtf at ${baseUrl}`,
+		`The connection failed ${attempts} times (${code}). Check the Base URL in the credential and that the server is reachable from n8n.`,
+		context,
+	);
+}
+
+/** A 2xx answer whose body is not the JSON the contract promises. */
+export function errorForMalformedBody(node: INode, what: string, context: RequestContext): NodeApiError {
+	return makeApiError(
+		node,
+		undefined,
+		'Forms.wtf sent an answer that could not be read',
+		`Expected ${what}. This is usually temporary: try again, and report it to Forms.wtf if it persists.`,
+		context,
+	);
+}
+
+/** Paging that would never end, because the server contradicts itself. */
+export function errorForPaging(node: INode, problem: string, context: RequestContext): NodeApiError {
+	return makeApiError(
+		node,
+		undefined,
+		'Forms.wtf returned inconsistent pages of responses',
+		`${problem} The node stopped instead of reading forever. Try again later.`,
+		context,
+	);
+}
+
+function makeApiError(
+	node: INode,
+	status: number | undefined,
+	message: string,
+	description: string,
+	context: RequestContext,
+	apiMessage?: string,
+): NodeApiError {
+	const body: JsonObject = { message, description };
+	if (apiMessage !== undefined) body.error = apiMessage;
+	return new NodeApiError(node, body, {
+		message,
+		description,
+		httpCode: status === undefined ? undefined : String(status),
+		itemIndex: context.itemIndex,
+	});
+}
+
+/** Removes every occurrence of a secret from text that may reach the user or a log. */
+export function redact(text: string, secret: string | undefined): string {
+	if (!secret || secret.length < 4) return text;
+	return text.split(secret).join('[redacted]');
+}

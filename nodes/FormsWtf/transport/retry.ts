@@ -1,0 +1,45 @@
+/**
+ * How long the transport waits before trying a request again. One object, so that tests and
+ * benchmarks can scale the waits down without a second code path.
+ */
+export interface RetryPolicy {
+	/** Retries after a 5xx answer or a dropped connection. */
+	maxServerErrorRetries: number;
+	/** Total time one request may spend waiting out 429 answers before it gives up. */
+	maxRateLimitWaitMs: number;
+	/** First backoff step; doubles on each retry, with full jitter. */
+	baseDelayMs: number;
+	/** Ceiling of one backoff step when the server sends no Retry-After. */
+	maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+	maxServerErrorRetries: 3,
+	// The service allows 60 requests a minute: a full window plus a margin.
+	maxRateLimitWaitMs: 75_000,
+	baseDelayMs: 500,
+	maxDelayMs: 15_000,
+};
+
+export const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
+
+/** Exponential backoff with "full jitter": spreads retries of parallel executions apart. */
+export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
+	const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
+	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * Reads a Retry-After header: whole seconds, or an HTTP date. Returns milliseconds to wait, or
+ * undefined when the header is absent or unreadable (the caller then backs off on its own).
+ */
+export function parseRetryAfterMs(header: unknown, now: number = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const text = String(value).trim();
+	if (text === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
