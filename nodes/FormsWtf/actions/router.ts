@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { asNodeError } from '../transport/errors';
 import * as form from './form';
 import type { FormsWtfType } from './node.type';
 import * as response from './response';
@@ -39,11 +40,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				returnData.push({ json, pairedItem: { item: itemIndex } });
 				continue;
 			}
-			// Both constructors hand back an error of their own class unchanged, item index included.
-			if (error instanceof NodeApiError) {
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject, { itemIndex });
-			}
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+			throw asNodeError(this.getNode(), error, itemIndex);
 		}
 	}
 	return [returnData];

@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ExportFormat } from './types';
 
@@ -19,6 +19,16 @@ export interface FailureDetails {
 	waitedSeconds?: number;
 }
 
+const transientErrors = new WeakSet<object>();
+
+/**
+ * Whether an error is worth waiting out (rate limit, server error, network, a garbled answer)
+ * rather than something the user must fix (key, plan, form id, input).
+ */
+export function isTransientError(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && transientErrors.has(error);
+}
+
 const KEYS_URL_HINT = 'Forms.wtf → Settings → API Keys';
 
 /**
@@ -33,7 +43,9 @@ export function errorForStatus(
 	details: FailureDetails,
 ): NodeApiError {
 	const { message, description } = describeStatus(status, context, details);
-	return makeApiError(node, status, message, description, context, details.apiMessage);
+	const error = makeApiError(node, status, message, description, context, details.apiMessage);
+	if (status === 429 || status >= 500) transientErrors.add(error);
+	return error;
 }
 
 function describeStatus(
@@ -101,35 +113,46 @@ export function errorForConnection(
 	context: RequestContext,
 	attempts: number,
 ): NodeApiError {
-	return makeApiError(
-		node,
-		undefined,
-		`Could not connect to Forms.wtf at ${baseUrl}`,
-		`The connection failed ${attempts} times (${code}). Check the Base URL in the credential and that the server is reachable from n8n.`,
-		context,
+	return transient(
+		makeApiError(
+			node,
+			undefined,
+			`Could not connect to Forms.wtf at ${baseUrl}`,
+			`The connection failed ${attempts} times (${code}). Check the Base URL in the credential and that the server is reachable from n8n.`,
+			context,
+		),
 	);
 }
 
 /** A 2xx answer whose body is not the JSON the contract promises. */
 export function errorForMalformedBody(node: INode, what: string, context: RequestContext): NodeApiError {
-	return makeApiError(
-		node,
-		undefined,
-		'Forms.wtf sent an answer that could not be read',
-		`Expected ${what}. This is usually temporary: try again, and report it to Forms.wtf if it persists.`,
-		context,
+	return transient(
+		makeApiError(
+			node,
+			undefined,
+			'Forms.wtf sent an answer that could not be read',
+			`Expected ${what}. This is usually temporary: try again, and report it to Forms.wtf if it persists.`,
+			context,
+		),
 	);
 }
 
 /** Paging that would never end, because the server contradicts itself. */
 export function errorForPaging(node: INode, problem: string, context: RequestContext): NodeApiError {
-	return makeApiError(
-		node,
-		undefined,
-		'Forms.wtf returned inconsistent pages of responses',
-		`${problem} The node stopped instead of reading forever. Try again later.`,
-		context,
+	return transient(
+		makeApiError(
+			node,
+			undefined,
+			'Forms.wtf returned inconsistent pages of responses',
+			`${problem} The node stopped instead of reading forever. Try again later.`,
+			context,
+		),
 	);
+}
+
+function transient(error: NodeApiError): NodeApiError {
+	transientErrors.add(error);
+	return error;
 }
 
 function makeApiError(
@@ -154,4 +177,13 @@ function makeApiError(
 export function redact(text: string, secret: string | undefined): string {
 	if (!secret || secret.length < 4) return text;
 	return text.split(secret).join('[redacted]');
+}
+
+/**
+ * The error to throw for anything caught: n8n's own error classes pass through unchanged (both
+ * constructors hand back an instance of their class), anything else is wrapped.
+ */
+export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError) return new NodeApiError(node, error as unknown as JsonObject, { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
 }

@@ -156,6 +156,13 @@ async function sendWithRetries(
 	}
 }
 
+/** The service's clock when it answered, from its Date header (epoch ms), if it sent one. */
+export function serviceTimeMs(headers: IDataObject | undefined): number | undefined {
+	const date = headerValue(headers, 'date');
+	const ms = date === undefined ? NaN : Date.parse(date);
+	return Number.isNaN(ms) ? undefined : ms;
+}
+
 export function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
 	if (!headers) return undefined;
 	const value = headers[name] ?? headers[name.toLowerCase()];

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { FormsWtfContext } from './index';
-import { apiRequest } from './index';
+import { apiRequest, serviceTimeMs } from './index';
 import { errorForMalformedBody, errorForPaging } from './errors';
 import type { FormResponse, ResponsesPage } from './types';
 
@@ -38,13 +38,11 @@ export async function getResponsesPage(this: FormsWtfContext, request: PageReque
 	if (!body || !Array.isArray(body.responses)) {
 		throw errorForMalformedBody(this.getNode(), 'a page of responses ({ responses, total, hasMore })', request);
 	}
-	const dateHeader = headers.date;
-	const serviceTimeMs = typeof dateHeader === 'string' ? Date.parse(dateHeader) : NaN;
 	return {
 		responses: body.responses,
 		total: typeof body.total === 'number' ? body.total : body.responses.length,
 		hasMore: body.hasMore === true,
-		serviceTimeMs: Number.isNaN(serviceTimeMs) ? undefined : serviceTimeMs,
+		serviceTimeMs: serviceTimeMs(headers),
 	};
 }
 
