@@ -4,8 +4,8 @@ module.exports = {
 	roots: ['<rootDir>/nodes', '<rootDir>/credentials', '<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: {
-		// Types are checked once by `npm run typecheck`; here ts-jest only transpiles.
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+		// Types are checked once by `npm run typecheck`; with isolatedModules ts-jest only transpiles.
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	setupFiles: ['<rootDir>/test/setup/env.ts'],
 	testTimeout: 30000,
