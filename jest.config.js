@@ -7,7 +7,8 @@ module.exports = {
 		// Types are checked once by `npm run typecheck`; with isolatedModules ts-jest only transpiles.
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
-	setupFiles: ['<rootDir>/test/setup/env.ts'],
+	globalSetup: '<rootDir>/test/setup/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
 	testTimeout: 30000,
 	// n8n-core keeps a handle open after a workflow run; end the run when the tests are done.
 	forceExit: true,

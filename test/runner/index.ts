@@ -1,0 +1,18 @@
+/**
+ * In-process workflow runner for tests, the demo and benchmarks: runs nodes through
+ * n8n-core's own execution machinery (WorkflowExecute, PollContext / PollTriggerExecutor,
+ * BinaryDataService) with in-memory node types and credentials. See README.md.
+ */
+// First: sets N8N_USER_FOLDER before n8n-core is loaded.
+import './env';
+
+export { runWorkflow, runnerStartNode, DEFAULT_WORKFLOW_ID } from './run-workflow';
+export type { RunWorkflowArgs, RunResult, RunnerWorkflow } from './run-workflow';
+export { runPoll } from './run-poll';
+export type { RunPollArgs, RunPollResult } from './run-poll';
+export { RUNNER_START_NODE_TYPE, RunnerNodeTypeRegistry } from './node-types';
+export type { RunnerNodeTypes } from './node-types';
+export { RunnerCredentialsHelper } from './credentials';
+export type { RunnerCredentials } from './credentials';
+export { configureRunner, ensureRunnerReady } from './setup';
+export type { BinaryDataMode, RunnerConfig } from './setup';

@@ -1,0 +1,184 @@
+import { Container } from '@n8n/di';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	IWorkflowSettings,
+	WorkflowActivateMode,
+} from 'n8n-workflow';
+import { deepCopy, UnexpectedError, Workflow } from 'n8n-workflow';
+import { PollContext, PollTriggerExecutor } from 'n8n-core';
+
+import { buildAdditionalData, nextExecutionId } from './additional-data';
+import { RunnerCredentialsHelper, type RunnerCredentials } from './credentials';
+import { RunnerNodeTypeRegistry, type RunnerNodeTypes } from './node-types';
+import { DEFAULT_WORKFLOW_ID } from './run-workflow';
+import { ensureRunnerReady } from './setup';
+import { persistedCopy } from './static-data';
+
+export interface RunPollArgs {
+	/** The poll trigger node: type, parameters, credentials reference. */
+	node: INode;
+	nodeTypes: RunnerNodeTypes;
+	credentials?: RunnerCredentials;
+	/**
+	 * `trigger`: one scheduled poll of an active workflow (n8n-core's PollTriggerExecutor,
+	 * as ActiveWorkflowTriggers runs it on every cron tick).
+	 * `manual`: "Fetch test event" in the editor (WorkflowExecute.executePollNode: a
+	 * PollContext in manual mode, poll() called directly).
+	 */
+	mode: 'manual' | 'trigger';
+	/** The workflow's static data going in, as stored (e.g. the `staticData` of the previous runPoll). */
+	staticData?: IDataObject;
+	workflowId?: string;
+	settings?: IWorkflowSettings;
+	/**
+	 * What `this.getPollBudgetMs()` returns. Omitted: n8n-core's PollContext default,
+	 * 300000 (5 min), which is what n8n 2.41 gives every poll unless its durable scheduler
+	 * is on. A number: that budget (n8n's durable scheduler derives 36000 from its default
+	 * 45 s poll timeout). `null`: no `getPollBudgetMs` on the context at all, like n8n
+	 * before 2.41, for nodes that feature-detect it.
+	 */
+	pollBudgetMs?: number | null;
+	/** What `this.getActivationMode()` returns in trigger mode; default `activate`. */
+	activation?: WorkflowActivateMode;
+	/**
+	 * Default true: a poll that throws rejects runPoll with the node's error. With false the
+	 * error is returned in `error`, with the static data the next poll would start from.
+	 */
+	throwOnError?: boolean;
+}
+
+export interface RunPollResult {
+	/** What poll() returned: null when it had nothing new. */
+	items: INodeExecutionData[][] | null;
+	/**
+	 * The static data the next poll of the active workflow starts from (JSON copy, as n8n
+	 * stores it). Manual mode: the input, unchanged, whatever the node wrote.
+	 */
+	staticData: IDataObject;
+	/** Whether n8n would have written static data to its database after this poll (see runPoll). */
+	staticDataSaved: boolean;
+	error?: Error;
+}
+
+/**
+ * Runs a poll trigger's poll() once through n8n-core, and returns its items and the
+ * workflow's static data as n8n keeps it afterwards.
+ *
+ * How n8n 2.41 keeps a poll node's static data (default config; the durable scheduler and
+ * its poll cursors are off unless N8N_SCHEDULER_ENABLED, N8N_SCHEDULER_POLL_TRIGGERS_ENABLED
+ * and N8N_POLLER_DURABLE_CURSORS_ENABLED are set):
+ * - `getWorkflowStaticData('node')` is `workflow.getStaticData('node', node)`: an observable
+ *   object inside the Workflow's static data, which flags `__dataChanged` on writes.
+ * - The active workflow's Workflow object lives in memory from activation on, so the next
+ *   poll sees every change a poll made — also when it returned null or threw.
+ * - The database copy is written when a poll emits items (`__emit` calls
+ *   WorkflowStaticDataService.saveStaticData, which writes if `__dataChanged`). A poll that
+ *   returns null or throws writes nothing; its change lasts until the next emit or restart.
+ * - Manual mode never saves static data.
+ */
+export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
+	await ensureRunnerReady();
+
+	const nodeTypes = new RunnerNodeTypeRegistry(args.nodeTypes);
+	const node = deepCopy(args.node);
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	if (!nodeType.poll) throw new UnexpectedError(`Node type "${node.type}" has no poll()`);
+
+	const staticDataIn = deepCopy(args.staticData ?? {});
+	const workflowId = args.workflowId ?? DEFAULT_WORKFLOW_ID;
+	const workflow = new Workflow({
+		id: workflowId,
+		name: 'Runner poll workflow',
+		nodes: [node],
+		connections: {},
+		// An active workflow polls; "Fetch test event" runs in the (inactive) editor copy.
+		active: args.mode === 'trigger',
+		nodeTypes,
+		staticData: deepCopy(staticDataIn),
+		settings: args.settings,
+	});
+	const additionalData = buildAdditionalData({
+		credentialsHelper: new RunnerCredentialsHelper(args.credentials ?? {}, nodeTypes),
+		// Like n8n: the poll of an active workflow runs before any execution exists.
+		executionId: args.mode === 'manual' ? nextExecutionId() : undefined,
+		workflowId,
+	});
+	const { pollBudgetMs } = args;
+	const budget = typeof pollBudgetMs === 'number' ? () => pollBudgetMs : undefined;
+
+	const finish = (result: Omit<RunPollResult, 'staticData' | 'staticDataSaved'>, saved: boolean) => {
+		const out: RunPollResult = {
+			...result,
+			staticData: args.mode === 'manual' ? staticDataIn : persistedCopy(workflow.staticData),
+			staticDataSaved: saved,
+		};
+		if (result.error && args.throwOnError !== false) throw result.error;
+		return out;
+	};
+
+	if (args.mode === 'manual') {
+		// WorkflowExecute.executePollNode: `new PollContext(workflow, node, additionalData,
+		// 'manual', 'manual')`; the undefined arguments keep PollContext's defaults.
+		const context = new PollContext(
+			workflow,
+			node,
+			additionalData,
+			'manual',
+			'manual',
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			budget,
+		);
+		removeBudgetIfAsked(context, pollBudgetMs);
+		try {
+			return finish({ items: await nodeType.poll.call(context) }, false);
+		} catch (error) {
+			return finish({ items: null, error: toError(error) }, false);
+		}
+	}
+
+	let emitted: INodeExecutionData[][] | null = null;
+	let emitError: Error | undefined;
+	let saved = false;
+	const context = new PollContext(
+		workflow,
+		node,
+		additionalData,
+		'trigger',
+		args.activation ?? 'activate',
+		(data) => {
+			emitted = data;
+			// n8n's __emit: saveStaticData(workflow) writes only if a poll changed it.
+			saved = workflow.staticData.__dataChanged === true;
+		},
+		(error) => {
+			emitError = error;
+		},
+		// __commitCursor, __runPoll, resolveNodeStaticData: PollContext's defaults are what
+		// n8n does for a poll without a durable cursor (the real static data, nothing to commit).
+		undefined,
+		undefined,
+		undefined,
+		budget,
+	);
+	removeBudgetIfAsked(context, pollBudgetMs);
+	// A tick of the active workflow: not the activation poll (testingTrigger), which throws
+	// instead of reporting the error and never commits a cursor.
+	const executePoll = Container.get(PollTriggerExecutor).create(workflow, node, context, () => true);
+	await executePoll(false);
+	return finish({ items: emitted, ...(emitError && { error: emitError }) }, saved);
+}
+
+/** `null` takes the method off the context, as on n8n < 2.41 where PollContext had none. */
+function removeBudgetIfAsked(context: PollContext, pollBudgetMs: number | null | undefined): void {
+	if (pollBudgetMs === null) Reflect.deleteProperty(context, 'getPollBudgetMs');
+}
+
+function toError(error: unknown): Error {
+	return error instanceof Error ? error : new Error(String(error));
+}
