@@ -1,3 +1,4 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import nock from 'nock';
 
 import { formById, runFormsWtf } from '../support/formsWtf';
@@ -6,7 +7,7 @@ import { api, API_KEY, BASE_URL, isolateNetwork, response, useFastRetries } from
 isolateNetwork();
 useFastRetries();
 
-const run = (parameters: Record<string, unknown>, extra: { continueOnFail?: boolean; inputItems?: { json: Record<string, unknown> }[] } = {}) =>
+const run = (parameters: IDataObject, extra: { continueOnFail?: boolean; inputItems?: INodeExecutionData[] } = {}) =>
 	runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters, ...extra });
 
 describe('error mapping', () => {

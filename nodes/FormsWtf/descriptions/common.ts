@@ -28,7 +28,7 @@ export const formIdLocator: INodeProperties = {
 				{
 					type: 'regex',
 					properties: {
-						regex: '\\S+',
+						regex: '.*\\S.*',
 						errorMessage: 'Enter a form ID',
 					},
 				},
