@@ -15,6 +15,8 @@ export interface FormCursor {
 	since: string;
 	seen: Record<string, number>;
 	newestMs?: number;
+	/** Where a read cut short by the poll budget goes on; absent when the last read was complete. */
+	resumeOffset?: number;
 }
 
 export type UpdatedResponses = 'emit' | 'ignore';
@@ -58,10 +60,16 @@ export function advanceCursor(cursor: FormCursor, handled: Iterable<HandledVersi
 
 /**
  * The cursor after a read that stopped early (poll time budget): `since` must not move, since
- * responses not read yet may lie anywhere after it; what was handled is remembered instead.
+ * responses not read yet may lie anywhere after it; what was handled is remembered, and the
+ * next poll goes on from `resumeOffset`. New responses only push others to later offsets, so
+ * going on from there re-reads a few (they are in `seen`) and skips none.
  */
-export function rememberHandled(cursor: FormCursor, handled: Iterable<HandledVersion>): FormCursor {
-	return { since: cursor.since, ...mergeHandled(cursor, handled) };
+export function rememberHandled(
+	cursor: FormCursor,
+	handled: Iterable<HandledVersion>,
+	resumeOffset: number,
+): FormCursor {
+	return { since: cursor.since, ...mergeHandled(cursor, handled), resumeOffset };
 }
 
 export interface HandledVersion {

@@ -155,19 +155,29 @@ async function pollOnce(
 
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: {} };
 	const fresh: Candidate[] = [];
+	let pagesRead = 0;
 	for (const form of forms) {
 		// A form that appeared after activation: all of its responses are new.
 		const cursor = state.forms[form.id] ?? { since: new Date(state.activatedAtMs).toISOString(), seen: {} };
-		if (shouldStop()) {
+		// Every poll reads at least one page, so a tight budget still makes progress.
+		if (pagesRead > 0 && shouldStop()) {
 			next.forms[form.id] = cursor;
 			continue;
 		}
 		const handled: HandledVersion[] = [];
+		let offset = cursor.resumeOffset ?? 0;
 		let complete = true;
 		const walk = iterateResponses.call(
 			context,
 			{ formId: form.id, since: cursor.since },
-			{ shouldStop: () => (shouldStop() ? ((complete = false), true) : false) },
+			{
+				startOffset: offset,
+				shouldStop: () => (shouldStop() ? ((complete = false), true) : false),
+				onPage: (page) => {
+					pagesRead++;
+					offset += page.responses.length;
+				},
+			},
 		);
 		for await (const page of walk) {
 			for (const response of page) {
@@ -178,7 +188,9 @@ async function pollOnce(
 				}
 			}
 		}
-		next.forms[form.id] = complete ? advanceCursor(cursor, handled, settings) : rememberHandled(cursor, handled);
+		next.forms[form.id] = complete
+			? advanceCursor(cursor, handled, settings)
+			: rememberHandled(cursor, handled, offset);
 	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next };

@@ -40,11 +40,13 @@ describe('trigger cursor', () => {
 		expect(isNewVersion(cursor, 'a', T0 + 9, { ...options, updatedResponses: 'ignore' })).toBe(false);
 	});
 
-	it('keeps since in place after a partial read', () => {
+	it('keeps since in place after a partial read and says where to go on', () => {
 		const cursor: FormCursor = { since: new Date(T0).toISOString(), seen: {} };
-		const next = rememberHandled(cursor, [{ id: 'a', atMs: T0 + 500_000 }]);
+		const next = rememberHandled(cursor, [{ id: 'a', atMs: T0 + 500_000 }], 1000);
 		expect(next.since).toBe(cursor.since);
 		expect(next.seen).toEqual({ a: T0 + 500_000 });
+		expect(next.resumeOffset).toBe(1000);
+		expect(advanceCursor(next, [], options).resumeOffset).toBeUndefined();
 	});
 
 	it('orders oldest first with ties broken by id', () => {
