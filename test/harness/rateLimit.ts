@@ -1,0 +1,69 @@
+/**
+ * Fixed-window rate limit per API key, as the contract states it: N requests per window.
+ *
+ * Choices the contract leaves open, made here and documented in README.md:
+ * - A key's window opens with its first counted request and lasts `windowMs`; the next
+ *   request after that opens a new window (no sliding, no bursts carried over).
+ * - Refused requests (429) do not count, so a client that backs off until the reset gets
+ *   its full quota back. Every other request of a valid key counts, whatever its status.
+ * - Time is the host's monotonic clock, not the (possibly skewed) service clock.
+ */
+import type { RateLimitSettings } from './types';
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number; limit: RateLimitSettings };
+
+interface Window {
+	startedAt: number;
+	count: number;
+}
+
+export class FixedWindowRateLimiter {
+	private readonly windows = new Map<string, Window>();
+
+	constructor(
+		private settings: RateLimitSettings | false,
+		private readonly now: () => number = () => performance.now(),
+	) {}
+
+	/** New limits start from empty windows. */
+	configure(settings: RateLimitSettings | false): void {
+		this.settings = settings;
+		this.windows.clear();
+	}
+
+	reset(): void {
+		this.windows.clear();
+	}
+
+	check(key: string): RateDecision {
+		if (this.settings === false) return { allowed: true };
+		const { requests, windowMs } = this.settings;
+		const now = this.now();
+		let window = this.windows.get(key);
+		if (window === undefined || now >= window.startedAt + windowMs) {
+			window = { startedAt: now, count: 0 };
+			this.windows.set(key, window);
+		}
+		if (window.count >= requests) {
+			return { allowed: false, retryAfterMs: window.startedAt + windowMs - now, limit: this.settings };
+		}
+		window.count++;
+		return { allowed: true };
+	}
+}
+
+/** Retry-After in whole seconds, rounded up, never 0 (a 0 would invite an immediate retry into the same window). */
+export function retryAfterSeconds(retryAfterMs: number): number {
+	return Math.max(1, Math.ceil(retryAfterMs / 1000));
+}
+
+export function validateRateLimit(value: unknown): RateLimitSettings | false {
+	if (value === false) return false;
+	if (typeof value === 'object' && value !== null) {
+		const { requests, windowMs } = value as Record<string, unknown>;
+		if (typeof requests === 'number' && Number.isInteger(requests) && requests >= 1 && typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0) {
+			return { requests, windowMs };
+		}
+	}
+	throw new TypeError('rateLimit must be false or { requests: integer >= 1, windowMs: number > 0 }');
+}

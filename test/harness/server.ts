@@ -1,0 +1,110 @@
+/**
+ * The HTTP server: stamps every response with the service clock's Date header, sends
+ * /__harness to the control routes, and everything else through faults, the request log and
+ * the API routes (paths outside /api/v1 get a JSON 404 like any unknown API path).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
+import { setTimeout as sleep } from 'timers/promises';
+import { handleApi, type ApiOutcome } from './api';
+import { CONTROL_PREFIX, handleControl, type ControlContext } from './control';
+import { parseTarget, queryObject, sendBody, sendError, type RequestTarget } from './http';
+import type { HarnessState } from './state';
+import type { FaultKind, RequestLogEntry } from './types';
+
+/** Valid JSON up to the cut, then nothing: what a proxy truncating a body produces. */
+const MALFORMED_BODY = '{"responses":[{"id":"c0000000broken","walletAddress":"0x';
+
+const FAULT_MESSAGES: Record<number, string> = {
+	429: 'Rate limit exceeded',
+	500: 'Internal server error',
+	502: 'Bad gateway',
+	503: 'Service unavailable',
+};
+
+export function createHarnessServer(state: HarnessState, context: () => ControlContext): Server {
+	const server = createServer((req, res) => {
+		// The service clock, so tests can simulate a service whose clock is off from ours.
+		res.setHeader('Date', new Date(state.nowMs()).toUTCString());
+		const target = parseTarget(req.url ?? '/');
+		const done = (error: unknown): void => fail(res, error);
+		if (target.path === CONTROL_PREFIX || target.path.startsWith(`${CONTROL_PREFIX}/`)) {
+			handleControl(state, context(), req, target, res).catch(done);
+		} else {
+			serveApi(state, req, res, target).catch(done);
+		}
+	});
+	// Never close an idle keep-alive connection from this side: a client that reuses a pooled
+	// socket just as the server times it out gets ECONNRESET, and under load (a busy event
+	// loop fires both timers late) that race shows up in tests. Clients close idle sockets
+	// themselves (undici after 4 s, Node's agent after 5 s); close() ends the rest.
+	server.keepAliveTimeout = 0;
+	return server;
+}
+
+function fail(res: ServerResponse, error: unknown): void {
+	if (res.headersSent) {
+		res.destroy(error instanceof Error ? error : undefined);
+		return;
+	}
+	sendError(res, 500, `Harness error: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
+	const method = req.method ?? 'GET';
+	const entry: RequestLogEntry = {
+		method,
+		path: target.path,
+		query: queryObject(target.query),
+		plan: null,
+		status: null,
+		timestamp: new Date(state.nowMs()).toISOString(),
+	};
+	// Logged on arrival so the log keeps arrival order; status is filled in once it is sent.
+	state.log.add(entry);
+	const outcome: ApiOutcome = { plan: null };
+	const settle = (): void => {
+		entry.plan = outcome.plan;
+		if (res.headersSent) entry.status = res.statusCode;
+	};
+	res.once('finish', settle);
+	res.once('close', settle);
+
+	const fault = state.faults.take(req.url ?? '/');
+	if (fault !== null) {
+		entry.fault = fault.kind;
+		if (applyFault(fault, req, res)) return;
+		if (fault.kind === 'delay') {
+			await sleep(fault.ms);
+			if (res.destroyed) return;
+		}
+	}
+
+	const segments = target.segments;
+	if (segments !== null && segments[0] === 'api' && segments[1] === 'v1') {
+		handleApi(state, method, req.headers.authorization, target, res, outcome);
+	} else {
+		sendError(res, 404, 'Not found');
+	}
+	// Synchronous answers are complete here; record them before any later log read can race 'finish'.
+	settle();
+}
+
+/** Sends the fault's answer; returns false if the request should still be handled (delay). */
+function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse): boolean {
+	switch (fault.kind) {
+		case 'status': {
+			const headers: Record<string, string> =
+				fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
+			sendError(res, fault.status, fault.message ?? FAULT_MESSAGES[fault.status], headers);
+			return true;
+		}
+		case 'malformedJson':
+			sendBody(res, 200, MALFORMED_BODY);
+			return true;
+		case 'drop':
+			req.socket.destroy();
+			return true;
+		case 'delay':
+			return false;
+	}
+}
