@@ -1,0 +1,153 @@
+/**
+ * The action node in n8n's engine against the local Forms.wtf API: every operation, Return All
+ * over thousands of responses, exports of each format, Continue On Fail, expressions, and the
+ * trigger in manual mode feeding a second node.
+ */
+import { parse } from 'csv-parse/sync';
+import type { IConnections, IDataObject } from 'n8n-workflow';
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+
+import type { RunningHarness } from '../harness';
+import { startHarness } from '../harness';
+import { runWorkflow } from '../runner';
+import { credentialsFor, formById, formsWtfNode, nodeTypes, runFormsWtf, triggerNode } from '../support/formsWtf';
+
+const LARGE = 5_000;
+let harness: RunningHarness;
+let feedbackId: string;
+let largeId: string;
+
+beforeAll(async () => {
+	harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE });
+	feedbackId = (await harness.control.form('feedback')).id;
+	largeId = (await harness.control.form('large')).id;
+});
+afterAll(async () => await harness.close());
+
+const run = (parameters: IDataObject, apiKey?: string) =>
+	runFormsWtf({ baseUrl: harness.baseUrl, apiKey: apiKey ?? harness.keys.team, parameters });
+
+async function readAllFromApi(formId: string): Promise<IDataObject[]> {
+	const all: IDataObject[] = [];
+	for (let offset = 0; ; ) {
+		const response = await fetch(`${harness.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`, {
+			headers: { Authorization: `Bearer ${harness.keys.business}` },
+		});
+		const page = (await response.json()) as { responses: IDataObject[]; hasMore: boolean };
+		all.push(...page.responses);
+		offset += page.responses.length;
+		if (!page.hasMore) return all;
+	}
+}
+
+describe('Forms.wtf node against the local API', () => {
+	it('lists the forms of the account and no one else’s', async () => {
+		const result = await run({ resource: 'form', operation: 'getAll' });
+		const listed = result.outputOf('Forms.wtf').map((item) => item.json.id).sort();
+		const own = (await harness.control.listForms()).filter((form) => form.owner === 'demo').map((form) => form.id).sort();
+		expect(listed).toEqual(own);
+	});
+
+	it('gets a form with its questions in order', async () => {
+		const result = await run({ resource: 'form', operation: 'get', formId: formById(feedbackId) });
+		const form = result.outputOf('Forms.wtf')[0].json;
+		expect(form.id).toBe(feedbackId);
+		const questions = form.questions as IDataObject[];
+		expect(questions.map((question) => question.order)).toEqual(questions.map((_, i) => i));
+	});
+
+	it('Return All reads every response of a large form in ceil(N / 1000) requests', async () => {
+		await harness.control.clearRequestLog();
+		const result = await run({ resource: 'response', operation: 'getAll', formId: formById(largeId), returnAll: true, output: 'raw' });
+		const items = result.outputOf('Forms.wtf');
+		expect(items).toHaveLength(LARGE);
+		expect(items.map((item) => item.json)).toEqual(await readAllFromApi(largeId));
+		const requests = (await harness.control.requestLog()).filter((entry) => entry.plan === 'team');
+		expect(requests).toHaveLength(Math.ceil(LARGE / 1000));
+		expect(requests.every((entry) => entry.query.limit === '1000')).toBe(true);
+	});
+
+	it('Since returns only later responses; Limit and Offset pick a slice', async () => {
+		const all = await readAllFromApi(feedbackId);
+		const times = all.map((response) => String(response.submittedAt)).sort();
+		const since = times[times.length - 11];
+		const later = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), returnAll: true, options: { since } });
+		expect(later.outputOf('Forms.wtf').every((item) => String(item.json.submittedAt) > since)).toBe(true);
+		expect(later.outputOf('Forms.wtf')).toHaveLength(times.filter((time) => time > since).length);
+
+		const slice = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), limit: 5, options: { offset: 10 }, output: 'raw' });
+		expect(slice.outputOf('Forms.wtf').map((item) => item.json.id)).toEqual(all.slice(10, 15).map((response) => response.id));
+	});
+
+	it('simplified output keeps repeated labels apart and passes odd values through', async () => {
+		const result = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), returnAll: true });
+		const raw = await readAllFromApi(feedbackId);
+		const byId = new Map(raw.map((response) => [response.id, response]));
+		for (const item of result.outputOf('Forms.wtf')) {
+			const original = byId.get(item.json.id) as { answers: Array<{ questionLabel: string; value: unknown }> };
+			const answers = item.json.answers as IDataObject;
+			expect(Object.keys(answers)).toHaveLength(original.answers.length);
+			expect(Object.values(answers)).toEqual(original.answers.map((answer) => answer.value));
+		}
+	});
+
+	it('exports CSV, JSON and a Merkle tree as files that parse back to the responses', async () => {
+		const responses = await readAllFromApi(feedbackId);
+		const csv = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId) });
+		const csvItem = csv.outputOf('Forms.wtf')[0];
+		expect(csvItem.json).toMatchObject({ format: 'csv', mimeType: 'text/csv', fileName: expect.stringMatching(/-responses\.csv$/) });
+		const rows = parse(await csv.binaryOf('Forms.wtf', 0), { columns: true }) as Array<Record<string, string>>;
+		expect(rows.map((row) => row.id)).toEqual(responses.map((response) => response.id));
+
+		const json = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId), format: 'json', binaryPropertyName: 'export' });
+		expect(JSON.parse((await json.binaryOf('Forms.wtf', 0, 'export')).toString('utf8'))).toEqual(responses);
+
+		const merkle = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId), format: 'merkle' }, harness.keys.business);
+		const tree = StandardMerkleTree.load(JSON.parse((await merkle.binaryOf('Forms.wtf', 0)).toString('utf8')));
+		tree.validate();
+		const wallets = new Set(responses.map((response) => String(response.walletAddress)).filter((wallet) => wallet.startsWith('0x')));
+		expect(new Set([...tree.entries()].map(([, value]) => String(value[0])))).toEqual(wallets);
+	});
+
+	it('Continue On Fail: plan and form errors become items, the rest goes on', async () => {
+		const start = { id: 'start', name: 'Start', type: 'n8n-runner.start', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+		const node = formsWtfNode(
+			{ resource: 'form', operation: 'get', formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' } },
+			{ onError: 'continueRegularOutput' },
+		);
+		const connections: IConnections = { Start: { main: [[{ node: 'Forms.wtf', type: 'main', index: 0 }]] } };
+		const foreign = (await harness.control.form('foreign')).id;
+		const result = await runWorkflow({
+			workflow: { nodes: [start, node], connections },
+			nodeTypes,
+			credentials: credentialsFor(harness.baseUrl, harness.keys.team),
+			inputItems: [{ json: { formId: feedbackId } }, { json: { formId: foreign } }, { json: { formId: largeId } }],
+		});
+		const items = result.outputOf('Forms.wtf');
+		expect(items.map((item) => item.json.id ?? item.json.error)).toEqual([feedbackId, `Form "${foreign}" was not found`, largeId]);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+	});
+
+	it('a plan below Team is told that the API needs Team', async () => {
+		const result = await run({ resource: 'form', operation: 'getAll' }, harness.keys.pro);
+		expect(result.error?.message).toBe("Your Forms.wtf plan doesn't include API access");
+	});
+
+	it('the trigger in manual mode feeds a second node', async () => {
+		await harness.control.submitResponses(feedbackId, [{}]);
+		const trigger = triggerNode({ watch: 'allForms', options: {} });
+		const getForm = formsWtfNode({ resource: 'form', operation: 'get', formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' } });
+		const result = await runWorkflow({
+			workflow: {
+				nodes: [trigger, getForm],
+				connections: { [trigger.name]: { main: [[{ node: getForm.name, type: 'main', index: 0 }]] } },
+			},
+			nodeTypes,
+			credentials: credentialsFor(harness.baseUrl, harness.keys.team),
+		});
+		expect(result.status).toBe('success');
+		const [event] = result.outputOf(trigger.name);
+		expect(event.json.formId).toBe(feedbackId);
+		expect(result.outputOf('Forms.wtf')[0].json.title).toBe('Community Feedback Survey');
+	});
+});
