@@ -1,0 +1,177 @@
+/**
+ * `npm run demo`: the Forms.wtf nodes at work against the local Forms.wtf API, in n8n's own
+ * execution engine (n8n-core, in process). No account and no n8n install needed.
+ */
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import type { IDataObject } from 'n8n-workflow';
+import { join, relative, resolve } from 'path';
+
+import { startHarness } from '../test/harness';
+import type { RunningHarness } from '../test/harness';
+import { configureRunner } from '../test/runner';
+import type { RunResult } from '../test/runner';
+import { formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
+
+const LARGE_FORM_RESPONSES = 25_000;
+const OUTPUT_DIR = resolve(process.env.FORMSWTF_DEMO_OUTPUT ?? 'demo-output');
+const NODE = 'Forms.wtf';
+
+const started = Date.now();
+let failures = 0;
+
+function line(ok: boolean, step: string, detail: string, ms?: number): void {
+	if (!ok) failures++;
+	const time = ms === undefined ? '' : `  ${formatMs(ms)}`;
+	console.log(`${ok ? '✔' : '✘'} ${step.padEnd(24)} ${detail}${time}`);
+}
+
+function formatMs(ms: number): string {
+	return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function formatBytes(bytes: number): string {
+	if (bytes < 1024) return `${bytes} B`;
+	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+	return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Runs a step; for anything slower than a second, shows what it is doing meanwhile. */
+async function timed<T>(label: string, work: () => Promise<T>, progress?: () => Promise<string>): Promise<[T, number]> {
+	const begin = Date.now();
+	let ticker: NodeJS.Timeout | undefined;
+	if (process.stdout.isTTY || progress) {
+		ticker = setInterval(() => {
+			void (async () => {
+				const note = progress ? await progress() : '';
+				const text = `  … ${label} ${formatMs(Date.now() - begin)} ${note}`;
+				if (process.stdout.isTTY) process.stdout.write(`\r${text.padEnd(78)}`);
+				else console.log(text);
+			})();
+		}, 1000);
+	}
+	try {
+		return [await work(), Date.now() - begin];
+	} finally {
+		if (ticker) clearInterval(ticker);
+		if (process.stdout.isTTY) process.stdout.write(`\r${' '.repeat(80)}\r`);
+	}
+}
+
+function errorOf(result: RunResult): string {
+	return result.error ? `${result.error.message}` : '';
+}
+
+async function main(): Promise<void> {
+	configureRunner({ binaryDataMode: 'filesystem' });
+	const harness = await startHarness({ largeFormResponses: LARGE_FORM_RESPONSES });
+	const run = (parameters: IDataObject, apiKey = harness.keys.team) =>
+		runFormsWtf({ baseUrl: harness.baseUrl, apiKey, parameters });
+	try {
+		console.log(`Forms.wtf nodes in n8n's engine, against the local Forms.wtf API at ${harness.baseUrl}\n`);
+		rmSync(OUTPUT_DIR, { recursive: true, force: true });
+		mkdirSync(OUTPUT_DIR, { recursive: true });
+
+		// List forms
+		const [listed, listMs] = await timed('listing forms', () => run({ resource: 'form', operation: 'getAll' }));
+		const forms = listed.outputOf(NODE).map((item) => item.json);
+		const unpublished = forms.filter((form) => form.published === false).length;
+		line(listed.status === 'success', 'List forms', `${forms.length} forms (${unpublished} unpublished) ${errorOf(listed)}`, listMs);
+
+		// Get a form
+		const feedback = forms.find((form) => /feedback/i.test(String(form.title))) ?? forms[0];
+		const [got, getMs] = await timed('getting a form', () =>
+			run({ resource: 'form', operation: 'get', formId: formById(String(feedback.id)) }),
+		);
+		const detail = got.outputOf(NODE)[0]?.json ?? {};
+		const questions = Array.isArray(detail.questions) ? detail.questions.length : 0;
+		const gates = Array.isArray(detail.gateRules) ? detail.gateRules.length : 0;
+		line(got.status === 'success', 'Get form', `"${String(detail.title)}": ${questions} questions, ${gates} gate rules ${errorOf(got)}`, getMs);
+
+		// Every response of the largest form
+		const largest = [...forms].sort((a, b) => Number(b.responseCount) - Number(a.responseCount))[0];
+		await harness.control.clearRequestLog();
+		const requestsFor = async (formId: string) =>
+			(await harness.control.requestLog()).filter((entry) => entry.path.includes(`/forms/${formId}/responses`)).length;
+		const [all, allMs] = await timed(
+			'reading every response',
+			() => run({ resource: 'response', operation: 'getAll', formId: formById(String(largest.id)), returnAll: true }),
+			async () => `(${await requestsFor(String(largest.id))} pages so far)`,
+		);
+		const responses = all.outputOf(NODE);
+		const sample = responses[0]?.json;
+		line(
+			all.status === 'success' && responses.length === Number(largest.responseCount),
+			'Get responses (all)',
+			`${responses.length.toLocaleString('en-US')} responses of "${String(largest.title)}" in ${await requestsFor(String(largest.id))} requests ${errorOf(all)}`,
+			allMs,
+		);
+		if (sample) {
+			const answers = Object.entries((sample.answers ?? {}) as IDataObject).slice(0, 2);
+			console.log(`    e.g. ${String(sample.walletAddress)} at ${String(sample.submittedAt)}: ${answers.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join('; ')}`);
+		}
+
+		// Exports
+		for (const [format, key] of [
+			['csv', harness.keys.team],
+			['json', harness.keys.team],
+			['merkle', harness.keys.business],
+		] as const) {
+			const [exported, exportMs] = await timed(`exporting ${format}`, () =>
+				run({ resource: 'response', operation: 'export', formId: formById(String(feedback.id)), format }, key),
+			);
+			if (exported.status !== 'success') {
+				line(false, `Export ${format}`, errorOf(exported), exportMs);
+				continue;
+			}
+			const fileName = String(exported.outputOf(NODE)[0].json.fileName);
+			const path = join(OUTPUT_DIR, fileName);
+			writeFileSync(path, await exported.binaryOf(NODE, 0));
+			await exported.dispose();
+			line(true, `Export ${format}`, `${relative(process.cwd(), path)} (${formatBytes(statSync(path).size)})`, exportMs);
+		}
+		const refused = await run({ resource: 'response', operation: 'export', formId: formById(String(feedback.id)), format: 'merkle' });
+		line(
+			refused.error?.message === 'Merkle export needs the Forms.wtf Business plan',
+			'Merkle with a Team key',
+			`refused as it should be: "${refused.error?.message ?? 'not refused'}"`,
+		);
+
+		await runTrigger(harness, String(feedback.id), String(feedback.title));
+	} finally {
+		await harness.close();
+	}
+	console.log(`\n${failures === 0 ? 'All steps passed' : `${failures} step(s) failed`} in ${formatMs(Date.now() - started)}. Files are in ${OUTPUT_DIR}`);
+}
+
+/** The trigger as an active workflow: activation, three new responses, then a quiet poll. */
+async function runTrigger(harness: RunningHarness, formId: string, title: string): Promise<void> {
+	let staticData: IDataObject = {};
+	const poll = async () => {
+		const result = await pollTrigger({
+			baseUrl: harness.baseUrl,
+			apiKey: harness.keys.team,
+			parameters: { watch: 'form', formId: formById(formId), options: {} },
+			mode: 'trigger',
+			workflowId: 'demo-trigger',
+			staticData,
+		});
+		staticData = result.staticData;
+		return (result.items?.[0] ?? []).map((item) => item.json);
+	};
+	const [activation, activationMs] = await timed('activating the trigger', poll);
+	line(activation.length === 0, 'Trigger: activate', `watching "${title}"; existing responses are not emitted`, activationMs);
+	const submitted = await harness.control.submitResponses(formId, [{}, {}, {}]);
+	const [emitted, pollMs] = await timed('polling', poll);
+	const same = emitted.map((item) => item.id).join() === submitted.map((response) => response.id).join();
+	line(same, 'Trigger: new responses', `3 submitted → ${emitted.length} emitted, oldest first, once each`, pollMs);
+	const [quiet, quietMs] = await timed('polling', poll);
+	line(quiet.length === 0, 'Trigger: next poll', `${quiet.length} emitted (nothing new)`, quietMs);
+}
+
+main().then(
+	() => process.exit(failures === 0 ? 0 : 1),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);
