@@ -2,20 +2,12 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parse } from 'csv-parse/sync';
 import { request } from 'http';
-import { CSV_META_COLUMNS, startHarness, type FormDetail, type FormResponse, type HarnessFormInfo, type JsonValue, type RunningHarness } from './index';
+import { CSV_META_COLUMNS, startHarness, type FormDetail, type FormResponse, type JsonValue, type RunningHarness } from './index';
 import { csvCell, csvField } from './exports';
-import { apiGet, apiJson, readAllPages } from './testHelpers';
+import { apiGet, apiJson, readAllPages, useHarness } from './testHelpers';
 
-let h: RunningHarness;
-let forms: HarnessFormInfo[];
-const fixture = (name: string): HarnessFormInfo => forms.find((f) => f.fixture === name) as HarnessFormInfo;
-
-beforeAll(async () => {
-	h = await startHarness({ port: 0, rateLimit: false });
-	forms = await h.control.listForms();
-});
-afterAll(() => h.close());
-afterEach(() => h.control.reset());
+const ctx = useHarness();
+const fixture = (name: string) => ctx.fixture(name);
 
 const ANSWERLESS = new Set(['STATEMENT', 'WELCOME_SCREEN', 'END_SCREEN']);
 
@@ -27,7 +19,7 @@ function expectedCell(value: JsonValue | undefined): string {
 }
 
 async function csvOf(formId: string): Promise<string[][]> {
-	const r = await apiGet(h, `/forms/${formId}/export?format=csv`);
+	const r = await apiGet(ctx.h, `/forms/${formId}/export?format=csv`);
 	expect(r.status).toBe(200);
 	return parse(r.text, { relax_column_count: false }) as string[][];
 }
@@ -35,8 +27,8 @@ async function csvOf(formId: string): Promise<string[][]> {
 describe('csv', () => {
 	test.each(['feedback', 'research', 'allowlist', 'rsvp'])('%s: header, one row per response in API order, cells equal the answers', async (name) => {
 		const form = fixture(name);
-		const detail = await apiJson<FormDetail>(h, `/forms/${form.id}`);
-		const { responses } = await readAllPages(h, form.id, 1000);
+		const detail = await apiJson<FormDetail>(ctx.h, `/forms/${form.id}`);
+		const { responses } = await readAllPages(ctx.h, form.id, 1000);
 		const rows = await csvOf(form.id);
 		const answerable = detail.questions.filter((q) => !ANSWERLESS.has(q.type));
 
@@ -71,7 +63,7 @@ describe('csv', () => {
 		expect(cells.some((c) => c.includes('\n'))).toBe(true);
 		expect(cells.some((c) => c.includes('"'))).toBe(true);
 		expect(cells.some((c) => c.includes(','))).toBe(true);
-		const raw = (await apiGet(h, `/forms/${form.id}/export`)).text;
+		const raw = (await apiGet(ctx.h, `/forms/${form.id}/export`)).text;
 		expect(raw.endsWith('\r\n')).toBe(true);
 		expect(raw).toContain('"Love it, but ""export"" needs work"');
 		expect(raw).toContain('"Line one\nLine two"');
@@ -98,20 +90,20 @@ describe('csv', () => {
 
 	test('headers: CSV is the default format, attachment named after the slug', async () => {
 		const form = fixture('bugs');
-		const r = await apiGet(h, `/forms/${form.id}/export`);
+		const r = await apiGet(ctx.h, `/forms/${form.id}/export`);
 		expect(r.status).toBe(200);
 		expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
 		expect(r.headers.get('content-disposition')).toBe('attachment; filename="bug-reports-responses.csv"');
-		const json = await apiGet(h, `/forms/${form.id}/export?format=json`);
+		const json = await apiGet(ctx.h, `/forms/${form.id}/export?format=json`);
 		expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
 		expect(json.headers.get('content-disposition')).toBe('attachment; filename="bug-reports-responses.json"');
-		const merkle = await apiGet(h, `/forms/${form.id}/export?format=merkle`, h.keys.business);
+		const merkle = await apiGet(ctx.h, `/forms/${form.id}/export?format=merkle`, ctx.h.keys.business);
 		expect(merkle.headers.get('content-disposition')).toBe('attachment; filename="bug-reports-responses.merkle.json"');
 	});
 
 	test('answers to question ids the form does not have are left out of CSV but kept in JSON', async () => {
 		const form = fixture('bugs');
-		const created = await h.control.submitResponse(form.id, {
+		const created = await ctx.h.control.submitResponse(form.id, {
 			answers: [
 				{ questionId: form.questionIds[0], questionLabel: 'Summary', value: 'known' },
 				{ questionId: 'cunknownquestion', questionLabel: 'Ghost', value: 'ghost' },
@@ -120,7 +112,7 @@ describe('csv', () => {
 		const rows = await csvOf(form.id);
 		const row = rows.find((r) => r[0] === created.id) as string[];
 		expect(row.slice(5)).toEqual(['known', '', '', '', '']);
-		const json = JSON.parse((await apiGet(h, `/forms/${form.id}/export?format=json`)).text) as FormResponse[];
+		const json = JSON.parse((await apiGet(ctx.h, `/forms/${form.id}/export?format=json`)).text) as FormResponse[];
 		expect(json.find((r) => r.id === created.id)?.answers).toEqual(created.answers);
 	});
 });
@@ -129,9 +121,9 @@ describe('json', () => {
 	test.each(['feedback', 'research', 'rsvp'])('%s: the array equals the concatenated pages, in both orders', async (name) => {
 		const form = fixture(name);
 		for (const order of ['newestFirst', 'oldestFirst'] as const) {
-			await h.control.updateSettings({ responseOrder: order });
-			const { responses } = await readAllPages(h, form.id, 1000);
-			const r = await apiGet(h, `/forms/${form.id}/export?format=json`);
+			await ctx.h.control.updateSettings({ responseOrder: order });
+			const { responses } = await readAllPages(ctx.h, form.id, 1000);
+			const r = await apiGet(ctx.h, `/forms/${form.id}/export?format=json`);
 			expect(r.status).toBe(200);
 			expect(JSON.parse(r.text)).toEqual(responses);
 		}
@@ -141,8 +133,8 @@ describe('json', () => {
 describe('merkle', () => {
 	test.each(['feedback', 'allowlist', 'bugs'])('%s: loads with StandardMerkleTree, matches the package, proves every hex wallet', async (name) => {
 		const form = fixture(name);
-		const { responses } = await readAllPages(h, form.id, 1000);
-		const r = await apiGet(h, `/forms/${form.id}/export?format=merkle`, h.keys.business);
+		const { responses } = await readAllPages(ctx.h, form.id, 1000);
+		const r = await apiGet(ctx.h, `/forms/${form.id}/export?format=merkle`, ctx.h.keys.business);
 		expect(r.status).toBe(200);
 		expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
 		const dump = JSON.parse(r.text) as ReturnType<StandardMerkleTree<[string]>['dump']>;
@@ -165,18 +157,18 @@ describe('merkle', () => {
 
 	test('rebuilt after the responses change; a form without hex wallets is a 400', async () => {
 		const form = fixture('bugs');
-		const before = JSON.parse((await apiGet(h, `/forms/${form.id}/export?format=merkle`, h.keys.business)).text) as { tree: string[] };
+		const before = JSON.parse((await apiGet(ctx.h, `/forms/${form.id}/export?format=merkle`, ctx.h.keys.business)).text) as { tree: string[] };
 		const wallet = '0x00000000000000000000000000000000000000aa';
-		await h.control.submitResponse(form.id, { walletAddress: wallet });
-		const after = JSON.parse((await apiGet(h, `/forms/${form.id}/export?format=merkle`, h.keys.business)).text) as { tree: string[]; values: { value: string[] }[] };
+		await ctx.h.control.submitResponse(form.id, { walletAddress: wallet });
+		const after = JSON.parse((await apiGet(ctx.h, `/forms/${form.id}/export?format=merkle`, ctx.h.keys.business)).text) as { tree: string[]; values: { value: string[] }[] };
 		expect(after.tree[0]).not.toBe(before.tree[0]);
 		expect(after.values[0].value[0]).toBe(wallet); // newest first
 
-		const empty = await apiGet(h, `/forms/${fixture('rsvp').id}/export?format=merkle`, h.keys.business);
+		const empty = await apiGet(ctx.h, `/forms/${fixture('rsvp').id}/export?format=merkle`, ctx.h.keys.business);
 		expect(empty.status).toBe(400);
 		expect(JSON.parse(empty.text).error).toMatch(/hex wallet/);
-		await h.control.submitResponse(fixture('rsvp').id, { walletAddress: 'anon_only' });
-		expect((await apiGet(h, `/forms/${fixture('rsvp').id}/export?format=merkle`, h.keys.business)).status).toBe(400);
+		await ctx.h.control.submitResponse(fixture('rsvp').id, { walletAddress: 'anon_only' });
+		expect((await apiGet(ctx.h, `/forms/${fixture('rsvp').id}/export?format=merkle`, ctx.h.keys.business)).status).toBe(400);
 	});
 
 	test('forms above merkleMaxLeaves are refused with a clear 500', async () => {

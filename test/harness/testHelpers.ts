@@ -1,5 +1,6 @@
 /** Shared helpers of the harness's own tests (not a test file itself). */
-import type { RunningHarness } from './index';
+import { startHarness } from './index';
+import type { HarnessFormInfo, HarnessOptions, RunningHarness } from './index';
 import type { FormResponse, ResponsesPage } from './types';
 
 export interface ApiResult {
@@ -41,4 +42,36 @@ export async function readAllPages(harness: RunningHarness, formId: string, limi
 export function compareOldestFirst(a: FormResponse, b: FormResponse): number {
 	if (a.submittedAt !== b.submittedAt) return a.submittedAt < b.submittedAt ? -1 : 1;
 	return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export interface HarnessContext {
+	/** The running harness; set before the first test. */
+	h: RunningHarness;
+	/** Every form of the harness, as the control API lists them. */
+	forms: HarnessFormInfo[];
+	/** The form of a fixture (`feedback`, `rsvp`, `foreign`, …). */
+	fixture(name: string): HarnessFormInfo;
+}
+
+/**
+ * Starts a harness for the test file (rate limit off unless given), resets its data after each
+ * test when asked, and closes it after the last one.
+ */
+export function useHarness(options: HarnessOptions = {}, { resetAfterEach = true } = {}): HarnessContext {
+	const context: HarnessContext = {
+		h: undefined as unknown as RunningHarness,
+		forms: [],
+		fixture(name) {
+			const form = context.forms.find((f) => f.fixture === name);
+			if (!form) throw new Error(`no fixture ${name}`);
+			return form;
+		},
+	};
+	beforeAll(async () => {
+		context.h = await startHarness({ port: 0, rateLimit: false, ...options });
+		context.forms = await context.h.control.listForms();
+	});
+	afterAll(() => context.h.close());
+	if (resetAfterEach) afterEach(() => context.h.control.reset());
+	return context;
 }

@@ -25,30 +25,25 @@ export function credentialsFor(baseUrl: string, apiKey: string): RunnerCredentia
 
 const credentialRef = { formsWtfApi: { id: '1', name: 'Forms.wtf account' } };
 
-export function formsWtfNode(parameters: IDataObject, extra: Partial<INode> = {}): INode {
+function ourNode(type: string, name: string, position: [number, number], parameters: IDataObject, extra: Partial<INode>): INode {
 	return {
-		id: 'formswtf-node',
-		name: 'Forms.wtf',
-		type: NODE_TYPE,
+		id: name.toLowerCase().replace(/\W+/g, '-'),
+		name,
+		type,
 		typeVersion: 1,
-		position: [200, 0],
+		position,
 		parameters: parameters as INode['parameters'],
 		credentials: credentialRef,
 		...extra,
 	};
 }
 
+export function formsWtfNode(parameters: IDataObject, extra: Partial<INode> = {}): INode {
+	return ourNode(NODE_TYPE, 'Forms.wtf', [200, 0], parameters, extra);
+}
+
 export function triggerNode(parameters: IDataObject, extra: Partial<INode> = {}): INode {
-	return {
-		id: 'formswtf-trigger',
-		name: 'Forms.wtf Trigger',
-		type: TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: parameters as INode['parameters'],
-		credentials: credentialRef,
-		...extra,
-	};
+	return ourNode(TRIGGER_TYPE, 'Forms.wtf Trigger', [0, 0], parameters, extra);
 }
 
 /** A form picked by id, as the editor stores a resource locator. */
