@@ -1,0 +1,171 @@
+/**
+ * A real n8n install, used as a user would: the package installed the way the Community Nodes
+ * panel installs it, credentials and workflows imported through n8n's CLI, workflows executed
+ * with `n8n execute`, and `n8n start` for the trigger.
+ */
+import { execFile, spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join, resolve } from 'path';
+import { promisify } from 'util';
+
+const run = promisify(execFile);
+const INSTALL_SCRIPT = resolve(__dirname, 'install-n8n.sh');
+
+export interface CliResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+let brokerPort = 5679 + (process.pid % 200) * 3;
+
+export class N8nInstance {
+	readonly userFolder: string;
+	readonly env: NodeJS.ProcessEnv;
+	private server?: ChildProcess;
+
+	private constructor(
+		readonly version: string,
+		readonly installDir: string,
+	) {
+		this.userFolder = mkdtempSync(join(tmpdir(), `formswtf-e2e-n8n-${version}-`));
+		const tmp = join(this.userFolder, 'tmp');
+		mkdirSync(tmp);
+		const nodeBin = join(installDir, '.node-bin');
+		const path = existsSync(nodeBin) ? `${readFileSync(nodeBin, 'utf8').trim()}:${process.env.PATH}` : process.env.PATH;
+		this.env = {
+			PATH: path,
+			HOME: process.env.HOME,
+			TMPDIR: tmp,
+			N8N_USER_FOLDER: this.userFolder,
+			N8N_ENCRYPTION_KEY: 'formswtf-e2e-fixed-encryption-key',
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+			N8N_EXPRESSION_ENGINE: 'legacy',
+			N8N_RUNNERS_BROKER_PORT: String((brokerPort += 3)),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_SECURE_COOKIE: 'false',
+			DB_SQLITE_POOL_SIZE: '1',
+		};
+	}
+
+	/** The install of this version, from the cache outside the clone; installed on first use. */
+	static async prepare(version: string): Promise<N8nInstance> {
+		const { stdout } = await run('bash', [INSTALL_SCRIPT, version], { maxBuffer: 16 * 1024 * 1024 });
+		const installDir = stdout.trim().split('\n').pop() as string;
+		return new N8nInstance(version, installDir);
+	}
+
+	get major(): number {
+		return Number(this.version.split('.')[0]);
+	}
+
+	/**
+	 * Installs a packed tarball as the Community Nodes panel does: unpacked into
+	 * ~/.n8n/nodes/node_modules/<name>, its dev, peer and optional dependencies dropped, its own
+	 * dependencies installed without scripts, and the package listed in ~/.n8n/nodes/package.json.
+	 */
+	async installPackage(tarball: string, name: string): Promise<void> {
+		const nodesDir = join(this.userFolder, '.n8n', 'nodes');
+		const packageDir = join(nodesDir, 'node_modules', name);
+		mkdirSync(packageDir, { recursive: true });
+		await run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
+		const manifestPath = join(packageDir, 'package.json');
+		const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
+			readFileSync(manifestPath, 'utf8'),
+		) as Record<string, unknown>;
+		void devDependencies;
+		void peerDependencies;
+		void optionalDependencies;
+		writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+		await run(
+			'npm',
+			['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'],
+			{ cwd: packageDir, env: this.env },
+		);
+		writeFileSync(
+			join(nodesDir, 'package.json'),
+			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [name]: manifest.version } }, null, 2),
+		);
+	}
+
+	/** Runs an n8n CLI command to its end. */
+	async cli(args: string[], timeoutMs = 180_000): Promise<CliResult> {
+		try {
+			const { stdout, stderr } = await run(join(this.installDir, 'node_modules', '.bin', 'n8n'), args, {
+				env: this.env,
+				cwd: this.userFolder,
+				timeout: timeoutMs,
+				maxBuffer: 256 * 1024 * 1024,
+			});
+			return { code: 0, stdout, stderr };
+		} catch (error) {
+			const failed = error as { code?: number; stdout?: string; stderr?: string };
+			return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+		}
+	}
+
+	async importJson(kind: 'credentials' | 'workflow', data: unknown): Promise<void> {
+		const file = join(this.userFolder, `import-${kind}-${Date.now()}.json`);
+		writeFileSync(file, JSON.stringify(data));
+		const result = await this.cli([`import:${kind}`, `--input=${file}`]);
+		if (result.code !== 0) throw new Error(`n8n import:${kind} failed: ${result.stderr || result.stdout}`);
+	}
+
+	/** `n8n execute --id … --rawOutput`: the run's data, or the error n8n printed. */
+	async execute(workflowId: string): Promise<{ ok: boolean; data?: RawRunData; output: string }> {
+		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput']);
+		const output = `${result.stdout}\n${result.stderr}`;
+		const start = result.stdout.indexOf('{');
+		if (result.code !== 0 || start < 0) return { ok: false, output };
+		try {
+			return { ok: true, data: JSON.parse(result.stdout.slice(start)) as RawRunData, output };
+		} catch {
+			return { ok: false, output };
+		}
+	}
+
+	async activate(workflowId: string): Promise<void> {
+		const args =
+			this.major >= 2 ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'];
+		const result = await this.cli(args);
+		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
+	}
+
+	/** `n8n start` in the background, on a port of its own. */
+	start(port: number, log: (line: string) => void): void {
+		const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), ['start'], {
+			env: { ...this.env, N8N_PORT: String(port) },
+			cwd: this.userFolder,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		for (const stream of [child.stdout, child.stderr]) {
+			stream?.setEncoding('utf8');
+			stream?.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach(log));
+		}
+		this.server = child;
+	}
+
+	/** Stops the n8n this instance started, by its PID, and removes the user folder. */
+	async dispose(): Promise<void> {
+		const child = this.server;
+		if (child && child.exitCode === null) {
+			const exited = new Promise((done) => child.once('exit', done));
+			child.kill('SIGTERM');
+			const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+			await exited;
+			clearTimeout(timer);
+		}
+		rmSync(this.userFolder, { recursive: true, force: true });
+	}
+}
+
+/** What `n8n execute --rawOutput` prints: the run's result data. */
+export interface RawRunData {
+	data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, { fileName?: string; mimeType?: string; fileSize?: string }> }> | null> } ; error?: { message?: string } }>>; error?: { message?: string } } };
+	resultData?: { runData?: Record<string, unknown>; error?: { message?: string } };
+}
