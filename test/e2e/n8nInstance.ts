@@ -150,6 +150,28 @@ export class N8nInstance {
 		this.server = child;
 	}
 
+	/** Waits until the REST API of the started n8n answers, then creates the owner and logs in. */
+	async ownerSession(port: number): Promise<RestSession> {
+		const base = `http://127.0.0.1:${port}`;
+		const deadline = Date.now() + 120_000;
+		while (Date.now() < deadline) {
+			try {
+				const settings = await fetch(`${base}/rest/settings`);
+				if (settings.ok && (settings.headers.get('content-type') ?? '').includes('json')) break;
+			} catch {
+				// Not listening yet.
+			}
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+		}
+		const setup = await fetch(`${base}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: 'E2e-password-1' }),
+		});
+		if (!setup.ok) throw new Error(`owner setup failed: ${setup.status} ${await setup.text()}`);
+		return new RestSession(base, setup.headers.get('set-cookie')?.split(';')[0] ?? '');
+	}
+
 	/** Stops the n8n this instance started, by its PID, and removes the user folder. */
 	async dispose(): Promise<void> {
 		const child = this.server;
@@ -168,4 +190,29 @@ export class N8nInstance {
 export interface RawRunData {
 	data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, { fileName?: string; mimeType?: string; fileSize?: string }> }> | null> } ; error?: { message?: string } }>>; error?: { message?: string } } };
 	resultData?: { runData?: Record<string, unknown>; error?: { message?: string } };
+}
+
+/** The editor's REST API, as a logged-in user: what the credential dialog's Save does. */
+export class RestSession {
+	constructor(
+		private readonly base: string,
+		private readonly cookie: string,
+	) {}
+
+	private async post(path: string, body: unknown): Promise<{ data?: Record<string, unknown> }> {
+		const response = await fetch(`${this.base}/rest${path}`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
+			body: JSON.stringify(body),
+		});
+		return (await response.json()) as { data?: Record<string, unknown> };
+	}
+
+	/** Saves a credential and runs its test, as the editor does on Save. */
+	async testCredential(type: string, name: string, data: Record<string, string>): Promise<{ status: string; message: string }> {
+		const created = await this.post('/credentials', { name, type, data });
+		const id = String(created.data?.id ?? '');
+		const tested = await this.post('/credentials/test', { credentials: { id, name, type, data } });
+		return { status: String(tested.data?.status ?? 'no answer'), message: String(tested.data?.message ?? '') };
+	}
 }

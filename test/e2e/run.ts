@@ -164,7 +164,8 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 		instance.start(port, (line) => {
 			if (/formswtf|forms\.wtf/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
 		});
-		log('n8n started; waiting for both triggers to activate (their first poll)');
+		await checkCredentialTest(instance, port, harness);
+		log('waiting for both triggers to activate (their first poll)');
 		await waitUntil(async () => {
 			const polls = (await harness.control.requestLog()).filter((entry) => entry.path.endsWith(`/forms/${feedback.id}/responses`));
 			return polls.length >= 2;
@@ -188,6 +189,35 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 		await instance.dispose();
 		await sink.close();
 	}
+}
+
+/**
+ * The credential's Save button: n8n runs the credential's test request. n8n 2.x shows the
+ * credential's own message for each status; n8n 1.123's tester shows its generic message for
+ * the status instead, so there the check is that each failure is reported, each differently.
+ */
+async function checkCredentialTest(instance: N8nInstance, port: number, harness: RunningHarness): Promise<void> {
+	const session = await instance.ownerSession(port);
+	const test = (name: string, apiKey: string, baseUrl: string) =>
+		session.testCredential('formsWtfApi', name, { apiKey, baseUrl });
+	const ok = await test('valid key', harness.keys.team, `${harness.baseUrl}/`);
+	const cases = {
+		revoked: [await test('revoked key', harness.keys.revoked, harness.baseUrl), /revoked/],
+		plan: [await test('plan below Team', harness.keys.pro, harness.baseUrl), /Team plan/],
+		path: [await test('base URL without /api/v1', harness.keys.team, harness.origin), /end in \/api\/v1/],
+		down: [await test('server down', harness.keys.team, 'http://127.0.0.1:9/api/v1'), /ECONNREFUSED|refused/],
+	} as const;
+	check(`${instance.version}: credential test accepts a valid key`, ok.status === 'OK', ok.message);
+	const failures = Object.values(cases).map(([result]) => result);
+	const own = instance.major >= 2;
+	for (const [name, [result, expected]] of Object.entries(cases)) {
+		const words = own || name === 'down' ? expected.test(result.message) : true;
+		check(`${instance.version}: credential test reports "${name}"`, result.status === 'Error' && words, result.message);
+	}
+	check(
+		`${instance.version}: each credential failure has its own message`,
+		new Set(failures.map((result) => result.message)).size === failures.length,
+	);
 }
 
 function report(): void {
