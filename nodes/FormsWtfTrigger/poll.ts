@@ -137,7 +137,7 @@ async function activate(
 		}
 		const chosen = keepNewest(newest, undefined, settings.backfill);
 		next.forms[form.id] = advanceCursor(startCursor, [...existing, ...chosen], settings);
-		backfilled.push(...chosen.map((candidate) => withForm(candidate, form, settings)));
+		for (const candidate of chosen) backfilled.push(withForm(candidate, form, settings));
 	}
 	backfilled.sort(compareOldestFirst);
 	return { items: backfilled.map((candidate) => toItem(candidate, settings)), next };

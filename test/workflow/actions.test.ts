@@ -151,3 +151,23 @@ describe('Forms.wtf node against the local API', () => {
 		expect(result.outputOf('Forms.wtf')[0].json.title).toBe('Community Feedback Survey');
 	});
 });
+
+describe('Return All at scale', () => {
+	let big: RunningHarness;
+	beforeAll(async () => {
+		big = await startHarness({ rateLimit: false, largeFormResponses: 200_000 });
+	});
+	afterAll(async () => await big.close());
+
+	// More items than a function call can take as spread arguments (about 120,000 on Node 20).
+	it('returns 200,000 responses as 200,000 items', async () => {
+		const largeForm = (await big.control.form('large')).id;
+		const result = await runFormsWtf({
+			baseUrl: big.baseUrl,
+			apiKey: big.keys.team,
+			parameters: { resource: 'response', operation: 'getAll', formId: formById(largeForm), returnAll: true, output: 'raw' },
+		});
+		expect(result.error?.message).toBeUndefined();
+		expect(result.outputOf('Forms.wtf')).toHaveLength(200_000);
+	}, 120_000);
+});

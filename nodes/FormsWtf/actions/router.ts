@@ -29,7 +29,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			returnData.push(...(await handler.execute.call(this, itemIndex)));
+			// One by one: spreading a Return All of hundreds of thousands of items into push()
+			// would exceed the call stack.
+			for (const item of await handler.execute.call(this, itemIndex)) returnData.push(item);
 		} catch (error) {
 			if (this.continueOnFail()) {
 				const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
