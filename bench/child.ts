@@ -12,7 +12,7 @@ import { join } from 'path';
 import { HarnessControl } from '../test/harness';
 import { configureRunner, runWorkflow } from '../test/runner';
 import { formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../nodes/FormsWtf/transport/retry';
+import { retryPolicy } from '../nodes/FormsWtf/transport/retry';
 import { bareDownload, bareReturnAll, closeBareAgent } from './lib/bare';
 import { useInMemoryDeduplication } from './lib/dedup';
 import { loadN8nBase, type N8nBase } from './lib/n8nBase';
@@ -182,12 +182,8 @@ async function returnAllOnce(job: ReturnAllJob, formId: string, apiKey: string) 
 }
 
 async function returnAll(job: ReturnAllJob, control: HarnessControl): Promise<ChildReport> {
-	if (job.retryScale !== undefined) {
-		// Constants tuned for a 60 s window, scaled with the window; the retry count is not a time.
-		retryPolicy.maxRateLimitWaitMs = DEFAULT_RETRY_POLICY.maxRateLimitWaitMs * job.retryScale;
-		retryPolicy.baseDelayMs = DEFAULT_RETRY_POLICY.baseDelayMs * job.retryScale;
-		retryPolicy.maxDelayMs = DEFAULT_RETRY_POLICY.maxDelayMs * job.retryScale;
-	}
+	// Waits tuned for the service's 60 s window, and Retry-After's seconds, run at the window's scale.
+	if (job.retryScale !== undefined) retryPolicy.timeScale = job.retryScale;
 	// Warm-up: the same client on a small form with another key (loads and JITs the code path).
 	const warm = await returnAllOnce(job, job.warmFormId, job.target.warmKey);
 	if (!warm.ok) throw new Error(`warm-up failed: ${warm.error ?? 'unknown'}`);

@@ -64,10 +64,10 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 	notes.push(
 		`Window ${fmtNum(windowMs)} ms (scale ${fmtNum(scale, 3)} of the service's 60 s), ${PER_WINDOW} requests per window, ${fmtNum(RESPONSES)} responses = ${requestsNeeded} requests: ` +
 			`the last ${tailRequests} cannot start before ${fullWindows} windows after the first request.`,
-		`Our retry policy's times scaled by ${fmtNum(scale, 3)}: 429 budget ${fmtNum(75_000 * scale)} ms per request, backoff ${fmtNum(500 * scale)} ms doubling to ${fmtNum(15_000 * scale)} ms. ` +
+		`Time runs ${fmtNum(1 / scale, 3)}× faster for the limit and everything that waits on it: the harness's Retry-After counts the service's seconds (up to 60), ` +
+			`our retry policy's waits are scaled by ${fmtNum(scale, 3)} (429 budget ${fmtNum(75_000 * scale)} ms per request, backoff ${fmtNum(500 * scale)} ms doubling to ${fmtNum(15_000 * scale)} ms, Retry-After's seconds). ` +
 			`(b) "Interval Between Requests" = window / 60 (1000 ms at the service's scale); Retry On Fail's wait 5000 ms (the editor's maximum) scaled the same way.`,
-		`T_min = ${fullWindows} × window + ${tailRequests} × (the same client's own time per request without a rate limit, same repeat). ` +
-			`Retry-After is whole seconds (rounded up), which does not scale with the window.`,
+		`T_min = ${fullWindows} × window + ${tailRequests} × (the same client's own time per request without a rate limit, same repeat).`,
 	);
 
 	const harness = await startHarness({ largeFormResponses: RESPONSES, rateLimit: false });
@@ -83,7 +83,7 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 				target,
 				formId,
 				warmFormId,
-				rateLimit: retryAfter === null ? false : { requests: PER_WINDOW, windowMs },
+				rateLimit: retryAfter === null ? false : { requests: PER_WINDOW, windowMs, timeScale: scale },
 				retryAfterHeader: retryAfter === true,
 				retryScale: scale,
 				http: variant.http,

@@ -48,7 +48,7 @@ export function handleApi(
 	const decision = state.limiter.check(auth.key);
 	if (!decision.allowed) {
 		const headers: Record<string, string> = state.settings.retryAfterHeader
-			? { 'Retry-After': String(retryAfterSeconds(decision.retryAfterMs)) }
+			? { 'Retry-After': String(retryAfterSeconds(decision.retryAfterMs, decision.limit.timeScale)) }
 			: {};
 		const { requests, windowMs } = decision.limit;
 		sendError(res, 429, `Rate limit exceeded: ${requests} requests per ${windowMs / 1000} s per API key`, headers);

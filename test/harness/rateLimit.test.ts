@@ -29,6 +29,13 @@ describe('FixedWindowRateLimiter (fake clock)', () => {
 		expect(retryAfterSeconds(59_999)).toBe(60);
 		expect(retryAfterSeconds(0)).toBe(1);
 	});
+
+	test('with a time scale, Retry-After counts the service seconds the shrunk window stands for', () => {
+		// 3 s standing for 60 s: 1,234 ms left is 24.68 service seconds.
+		expect(retryAfterSeconds(1234, 0.05)).toBe(25);
+		expect(retryAfterSeconds(2999, 0.05)).toBe(60);
+		expect(retryAfterSeconds(0, 0.05)).toBe(1);
+	});
 });
 
 describe('over HTTP', () => {
@@ -60,6 +67,11 @@ describe('over HTTP', () => {
 		const refused = await apiGet(h, '/forms');
 		expect(refused.status).toBe(429);
 		expect(refused.headers.get('retry-after')).toBe('3');
+		await h.control.updateSettings({ rateLimit: { requests: 1, windowMs: 2500, timeScale: 0.05 } });
+		expect((await apiGet(h, '/forms')).status).toBe(200);
+		const scaled = Number((await apiGet(h, '/forms')).headers.get('retry-after'));
+		expect(scaled).toBeGreaterThan(45);
+		expect(scaled).toBeLessThanOrEqual(50);
 		await h.control.reset();
 	});
 

@@ -52,18 +52,23 @@ export class FixedWindowRateLimiter {
 	}
 }
 
-/** Retry-After in whole seconds, rounded up, never 0 (a 0 would invite an immediate retry into the same window). */
-export function retryAfterSeconds(retryAfterMs: number): number {
-	return Math.max(1, Math.ceil(retryAfterMs / 1000));
+/**
+ * Retry-After in whole seconds, rounded up, never 0 (a 0 would invite an immediate retry into
+ * the same window). With a time scale the seconds are the service's: the window a benchmark
+ * shrinks 20-fold still answers as the one-minute window it stands for.
+ */
+export function retryAfterSeconds(retryAfterMs: number, timeScale = 1): number {
+	return Math.max(1, Math.ceil(retryAfterMs / (1000 * timeScale)));
 }
 
 export function validateRateLimit(value: unknown): RateLimitSettings | false {
 	if (value === false) return false;
 	if (typeof value === 'object' && value !== null) {
-		const { requests, windowMs } = value as Record<string, unknown>;
-		if (typeof requests === 'number' && Number.isInteger(requests) && requests >= 1 && typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0) {
-			return { requests, windowMs };
+		const { requests, windowMs, timeScale } = value as Record<string, unknown>;
+		const scaleOk = timeScale === undefined || (typeof timeScale === 'number' && timeScale > 0 && timeScale <= 1);
+		if (typeof requests === 'number' && Number.isInteger(requests) && requests >= 1 && typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0 && scaleOk) {
+			return timeScale === undefined ? { requests, windowMs } : { requests, windowMs, timeScale: timeScale as number };
 		}
 	}
-	throw new TypeError('rateLimit must be false or { requests: integer >= 1, windowMs: number > 0 }');
+	throw new TypeError('rateLimit must be false or { requests: integer >= 1, windowMs: number > 0, timeScale?: number in (0, 1] }');
 }

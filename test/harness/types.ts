@@ -116,6 +116,12 @@ export interface RateLimitSettings {
 	requests: number;
 	/** Length of the fixed window in milliseconds. */
 	windowMs: number;
+	/**
+	 * For a window shrunk to run faster: real milliseconds per service millisecond (windowMs
+	 * 3000 with 0.05 stands for the service's 60 s). Retry-After then counts service seconds.
+	 * Default 1.
+	 */
+	timeScale?: number;
 }
 
 /** The settings that can be changed while the harness runs (control API `PATCH /__harness/settings`). */

@@ -2,6 +2,8 @@ import {
 	backoffDelayMs,
 	DEFAULT_RETRY_POLICY,
 	parseRetryAfterMs,
+	rateLimitBudgetMs,
+	rateLimitDelayMs,
 	retryPolicy,
 } from '../../nodes/FormsWtf/transport/retry';
 
@@ -36,5 +38,22 @@ describe('backoffDelayMs', () => {
 		expect(backoffDelayMs(2, () => 0)).toBe(200);
 		expect(backoffDelayMs(2, () => 1)).toBe(400);
 		expect(backoffDelayMs(10, () => 1)).toBe(1000);
+	});
+});
+
+describe('timeScale', () => {
+	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+
+	it('is 1 in n8n: Retry-After is waited for exactly, the 429 budget is 75 s', () => {
+		expect(rateLimitDelayMs('3', 0)).toBe(3000);
+		expect(rateLimitBudgetMs()).toBe(75_000);
+	});
+
+	it('scales what Retry-After asks, the backoff and the 429 budget alike', () => {
+		Object.assign(retryPolicy, { baseDelayMs: 100, maxDelayMs: 1000, timeScale: 0.05 });
+		expect(rateLimitDelayMs('20', 0)).toBe(1000);
+		expect(rateLimitDelayMs(undefined, 2)).toBeLessThanOrEqual(20);
+		expect(backoffDelayMs(2, () => 1)).toBe(20);
+		expect(rateLimitBudgetMs()).toBe(3750);
 	});
 });

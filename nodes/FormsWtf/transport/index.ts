@@ -10,7 +10,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { RequestContext } from './errors';
 import { errorForConnection, errorForMalformedBody, errorForStatus, redact } from './errors';
-import { backoffDelayMs, parseRetryAfterMs, retryPolicy } from './retry';
+import { backoffDelayMs, rateLimitBudgetMs, rateLimitDelayMs, retryPolicy } from './retry';
 
 export const CREDENTIAL_TYPE = 'formsWtfApi';
 
@@ -134,8 +134,8 @@ async function sendWithRetries(
 		if (status >= 200 && status < 300) return response;
 
 		if (status === 429) {
-			const waitMs = parseRetryAfterMs(headerValue(response.headers, 'retry-after')) ?? backoffDelayMs(attempts - 1);
-			if (rateLimitWaitMs + waitMs <= retryPolicy.maxRateLimitWaitMs) {
+			const waitMs = rateLimitDelayMs(headerValue(response.headers, 'retry-after'), attempts - 1);
+			if (rateLimitWaitMs + waitMs <= rateLimitBudgetMs()) {
 				await discardBody(response.body);
 				rateLimitWaitMs += waitMs;
 				await sleep(waitMs);
