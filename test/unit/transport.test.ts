@@ -170,6 +170,31 @@ describe('transport: retries', () => {
 		}
 	});
 
+	it('retries a connection dropped while the body streams in', async () => {
+		let requests = 0;
+		const body = JSON.stringify(page(Array.from({ length: 200 }, (_, i) => `r${i}`), 200, false));
+		const server = http.createServer((req, res) => {
+			requests++;
+			res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
+			if (requests === 1) {
+				res.write(body.slice(0, body.length / 2), () => req.socket.destroy());
+				return;
+			}
+			res.end(body);
+		});
+		const baseUrl = await listen(server);
+		nock.enableNetConnect('127.0.0.1');
+		try {
+			const result = await runFormsWtf({ baseUrl, apiKey: API_KEY, parameters: getResponses() });
+			expect(result.status).toBe('success');
+			expect(result.outputOf('Forms.wtf')).toHaveLength(200);
+			expect(requests).toBe(2);
+		} finally {
+			nock.disableNetConnect();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
 	it('reports an unreachable server with the base URL, after retries', async () => {
 		const server = http.createServer();
 		const baseUrl = await listen(server);
