@@ -2,7 +2,8 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import nock from 'nock';
 
 import { formById, runFormsWtf } from '../support/formsWtf';
-import { api, API_KEY, BASE_URL, isolateNetwork, response, useFastRetries } from './nockApi';
+import { API_KEY, response, useFastRetries } from './fixtures';
+import { api, BASE_URL, isolateNetwork } from './nockApi';
 
 isolateNetwork();
 useFastRetries();

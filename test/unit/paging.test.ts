@@ -3,7 +3,7 @@ import type { AddressInfo } from 'net';
 
 import { PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/transport/paging';
 import { formById, runFormsWtf } from '../support/formsWtf';
-import { API_KEY, response, useFastRetries } from './nockApi';
+import { API_KEY, response, useFastRetries } from './fixtures';
 
 useFastRetries();
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'net';
 import nock from 'nock';
 
 import { runFormsWtf, formById } from '../support/formsWtf';
-import { api, API_KEY, BASE_URL, isolateNetwork, response, useFastRetries } from './nockApi';
+import { API_KEY, response, useFastRetries } from './fixtures';
+import { api, BASE_URL, isolateNetwork } from './nockApi';
 
 isolateNetwork();
 useFastRetries();
