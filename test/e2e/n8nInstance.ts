@@ -119,11 +119,11 @@ export class N8nInstance {
 	/** `n8n execute --id … --rawOutput`: the run's data, or the error n8n printed. */
 	async execute(workflowId: string): Promise<{ ok: boolean; data?: RawRunData; output: string }> {
 		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput']);
-		const output = `${result.stdout}\n${result.stderr}`;
-		const start = result.stdout.indexOf('{');
-		if (result.code !== 0 || start < 0) return { ok: false, output };
+		const output = `exit code ${result.code}\n${result.stdout}\n${result.stderr}`;
+		const json = result.code === 0 ? rawOutputJson(result.stdout) : undefined;
+		if (json === undefined) return { ok: false, output };
 		try {
-			return { ok: true, data: JSON.parse(result.stdout.slice(start)) as RawRunData, output };
+			return { ok: true, data: JSON.parse(json) as RawRunData, output };
 		} catch {
 			return { ok: false, output };
 		}
@@ -215,4 +215,15 @@ export class RestSession {
 		const tested = await this.post('/credentials/test', { credentials: { id, name, type, data } });
 		return { status: String(tested.data?.status ?? 'no answer'), message: String(tested.data?.message ?? '') };
 	}
+}
+
+/**
+ * The run data `--rawOutput` prints, as indented JSON: from a line that is `{` to the last line
+ * that is `}`. n8n 2.x's task runner logs to the same stdout whenever it is ready, before the
+ * JSON or after it, so the JSON is not simply the rest of stdout.
+ */
+export function rawOutputJson(stdout: string): string | undefined {
+	const start = stdout.search(/^\{\s*$/m);
+	const end = stdout.lastIndexOf('\n}');
+	return start < 0 || end < start ? undefined : stdout.slice(start, end + 2);
 }
