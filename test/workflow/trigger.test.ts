@@ -225,7 +225,10 @@ describe('Forms.wtf Trigger', () => {
 		await trigger.poll();
 		const bugs = await harness.control.form('bugs');
 		const [a] = await harness.control.submitResponses(formId, [{}]);
-		const [b] = await harness.control.submitResponses(bugs.id, [{}]);
+		// A millisecond later, explicitly: two submissions in a row can share a millisecond, and
+		// items of one moment are ordered by id, not by which form they came from.
+		const later = new Date(Date.parse(a.submittedAt) + 1).toISOString();
+		const [b] = await harness.control.submitResponses(bugs.id, [{ submittedAt: later }]);
 		const { items } = await trigger.poll();
 		expect(items.map((item) => [item.id, item.formId, item.formTitle])).toEqual([
 			[a.id, formId, 'Community Feedback Survey'],
