@@ -55,7 +55,12 @@ export class N8nInstance {
 
 	/** The install of this version, from the cache outside the clone; installed on first use. */
 	static async prepare(version: string): Promise<N8nInstance> {
-		const { stdout } = await run('bash', [INSTALL_SCRIPT, version], { maxBuffer: 16 * 1024 * 1024 });
+		// The installer's progress lines (stderr) go to the terminal: a first install takes minutes.
+		const child = spawn('bash', [INSTALL_SCRIPT, version], { stdio: ['ignore', 'pipe', 'inherit'] });
+		let stdout = '';
+		child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+		const code = await new Promise<number | null>((done) => child.once('close', done));
+		if (code !== 0) throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
 		const installDir = stdout.trim().split('\n').pop() as string;
 		return new N8nInstance(version, installDir);
 	}
