@@ -12,6 +12,4 @@ module.exports = {
 	globalSetup: '<rootDir>/test/setup/globalSetup.ts',
 	globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
 	testTimeout: 30000,
-	// n8n-core keeps a handle open after a workflow run; end the run when the tests are done.
-	forceExit: true,
 };

@@ -5,16 +5,14 @@
  *
  * FORMSWTF_DEV_N8N picks the n8n version (default the newest 1.x, which runs on Node 20).
  */
-import { execFileSync } from 'child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { rmSync } from 'fs';
+import { dirname } from 'path';
 
 import { startHarness } from '../test/harness';
 import { N8nInstance } from '../test/e2e/n8nInstance';
+import { packPackage } from '../test/e2e/pack';
 import { loadExample } from '../test/e2e/standIns';
 
-const ROOT = resolve(__dirname, '..');
 const VERSION = process.env.FORMSWTF_DEV_N8N ?? '1.123.81';
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const HARNESS_PORT = Number(process.env.FORMSWTF_HARNESS_PORT ?? 4010);
@@ -23,12 +21,9 @@ const CREDENTIAL = { id: 'fwtfDevCredTeam01', name: 'Forms.wtf (local API)' };
 async function main(): Promise<void> {
 	console.log(`Preparing n8n ${VERSION} (installed once into ~/.cache/n8n-nodes-formswtf)…`);
 	const instance = await N8nInstance.prepare(VERSION);
-	execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-	const packDir = mkdtempSync(join(tmpdir(), 'formswtf-dev-pack-'));
-	execFileSync('npm', ['pack', '--pack-destination', packDir], { cwd: ROOT, stdio: 'ignore' });
-	const tarball = join(packDir, readdirSync(packDir).find((file) => file.endsWith('.tgz')) as string);
+	const tarball = packPackage();
 	await instance.installPackage(tarball, 'n8n-nodes-formswtf');
-	rmSync(packDir, { recursive: true, force: true });
+	rmSync(dirname(tarball), { recursive: true, force: true });
 
 	const harness = await startHarness({ port: HARNESS_PORT, largeFormResponses: 100_000 });
 	await instance.importJson('credentials', [

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 mkdir -p .tmp
 status=0
 
+# These run this project, so they inherit its npm settings on purpose. The nested npm calls that
+# install n8n do not: test/e2e/install-n8n.sh drops them (see there).
 npm run lint || status=1
 npm run typecheck || status=1
 npx jest --json --outputFile=.tmp/jest-results.json || status=1

@@ -63,17 +63,23 @@ build_native() {
 	(cd "$dir" && npm_logged "$dir/install.log" "building native modules: $*" rebuild --ignore-scripts=false --foreground-scripts=false "$@")
 }
 
-# An install works when the Node it runs on loads the native modules n8n opens at start
-# (sqlite3, and isolated-vm where n8n has it) and `n8n --version` answers with the version.
+# The native modules n8n <version> needs: sqlite3 for its database; on 2.x also isolated-vm, which
+# n8n 2.x loads for its task runner. n8n 1.x carries isolated-vm too, but it does not build on
+# Node 20 and 1.x runs without it (N8N_EXPRESSION_ENGINE=legacy).
+native_modules() {
+	local version="$1"
+	if [ -n "$version" ] && [ "${version%%.*}" -ge 2 ]; then echo "sqlite3 isolated-vm"; else echo "sqlite3"; fi
+}
+
+# An install works when the Node it runs on loads the native modules n8n needs and
+# `n8n --version` answers with the version.
 verify_install() {
 	local dir="$1" version="${2:-}" module answer
 	[ -x "$dir/node_modules/.bin/n8n" ] || { say "no n8n in $dir"; return 1; }
 	(
 		use_install_node "$dir"
 		cd "$dir"
-		[ -d node_modules/sqlite3 ] || { say "sqlite3 is not installed in $dir"; exit 1; }
-		for module in sqlite3 isolated-vm; do
-			[ -d "node_modules/$module" ] || continue
+		for module in $(native_modules "$version"); do
 			if ! node -e "require(require.resolve('$module', { paths: [process.cwd()] }))" 2>>"$dir/install.log"; then
 				say "$module does not load with $(node --version) in $dir (see install.log)"
 				exit 1
@@ -119,11 +125,8 @@ JSON
 	# Install scripts stay off for the tree (some fetch binaries from hosts we cannot reach);
 	# the native modules n8n needs are built on purpose below.
 	npm_logged "$log" "n8n $version and its dependencies" install --no-audit --no-fund --ignore-scripts "n8n@$version"
-	if [ "$major" -ge 2 ]; then
-		build_native "$dir" sqlite3 isolated-vm
-	else
-		build_native "$dir" sqlite3
-	fi
+	# shellcheck disable=SC2046 # one word per module
+	build_native "$dir" $(native_modules "$version")
 	say "checking the install"
 	verify_install "$dir" "$version" || { say "n8n $version installed but does not work; see $log"; return 1; }
 	touch "$dir/.complete"

@@ -87,6 +87,8 @@ export class N8nInstance {
 		void peerDependencies;
 		void optionalDependencies;
 		writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+		// this.env carries no npm_config_* variable: like the panel, this npm sees only the machine's
+		// own npm config and the flags below, never the project's settings.
 		await run(
 			'npm',
 			['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'],

@@ -10,22 +10,20 @@
  *
  * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions.
  */
-import { execFileSync } from 'child_process';
 import { parse } from 'csv-parse/sync';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'fs';
+import { rmSync, writeFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
-import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 
 import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
+import { packPackage } from './pack';
 import type { RawRunData } from './n8nInstance';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
 
 const VERSIONS = (process.env.FORMSWTF_E2E_N8N ?? '1.123.81,2.41.1').split(',').map((v) => v.trim()).filter(Boolean);
-const ROOT = resolve(__dirname, '..', '..');
 const PACKAGE = 'n8n-nodes-formswtf';
 const LARGE_FORM = 3_000;
 /** n8n polls at most once a minute: a tick, plus the time to start the workflow. */
@@ -42,16 +40,6 @@ function check(name: string, ok: boolean, detail = ''): void {
 
 function log(message: string): void {
 	console.log(`  · ${message}`);
-}
-
-function packPackage(): string {
-	log('building and packing the package');
-	execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-	const out = mkdtempSync(join(tmpdir(), 'formswtf-pack-'));
-	execFileSync('npm', ['pack', '--pack-destination', out], { cwd: ROOT, stdio: 'ignore' });
-	const tarball = readdirSync(out).find((file) => file.endsWith('.tgz'));
-	if (!tarball) throw new Error('npm pack produced no tarball');
-	return join(out, tarball);
 }
 
 type Items = Array<{ json: IDataObject; binary?: Record<string, IDataObject> }>;
@@ -235,6 +223,7 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): 
 }
 
 async function main(): Promise<void> {
+	log('building and packing the package');
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
 	try {
