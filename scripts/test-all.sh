@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test of the package: lint, type check, jest (unit, harness, workflow tests in n8n-core),
-# then the end-to-end run in real n8n installs. Ends with one line that counts them all.
+# Every test of the package: lint, type check, verify (the packed package as n8n's scanner sees
+# it), jest (unit, harness, workflow tests in n8n-core), then the end-to-end run in real n8n
+# installs. Ends with one line that counts them all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -10,6 +11,7 @@ status=0
 # install n8n do not: test/e2e/install-n8n.sh drops them (see there).
 npm run lint || status=1
 npm run typecheck || status=1
+npm run verify || status=1
 npx jest --json --outputFile=.tmp/jest-results.json || status=1
 FORMSWTF_E2E_RESULTS=.tmp/e2e-results.json npm run test:e2e || status=1
 
