@@ -8,10 +8,10 @@
  * workflows activated under `n8n start`, responses submitted, and every response checked to
  * reach each stand-in exactly once. Ends with a line "N passed, N failed".
  *
- * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions.
+ * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions; FORMSWTF_E2E_SUITES the suites (see SUITES).
  */
 import { parse } from 'csv-parse/sync';
-import { rmSync, writeFileSync } from 'fs';
+import { rmSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
 import { join } from 'path';
 
@@ -19,6 +19,7 @@ import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
+import { check, log, report, waitUntil } from './report';
 import type { RawRunData } from './n8nInstance';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
@@ -28,19 +29,6 @@ const PACKAGE = 'n8n-nodes-formswtf';
 const LARGE_FORM = 3_000;
 /** n8n polls at most once a minute: a tick, plus the time to start the workflow. */
 const POLL_WAIT_MS = 150_000;
-
-let passed = 0;
-let failed = 0;
-
-function check(name: string, ok: boolean, detail = ''): void {
-	if (ok) passed++;
-	else failed++;
-	console.log(`${ok ? '✔' : '✘'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
-
-function log(message: string): void {
-	console.log(`  · ${message}`);
-}
 
 type Items = Array<{ json: IDataObject; binary?: Record<string, IDataObject> }>;
 
@@ -208,37 +196,47 @@ async function checkCredentialTest(instance: N8nInstance, port: number, harness:
 	);
 }
 
-function report(): void {
-	console.log(`\n${passed} passed, ${failed} failed`);
-	if (process.env.FORMSWTF_E2E_RESULTS) writeFileSync(process.env.FORMSWTF_E2E_RESULTS, JSON.stringify({ passed, failed }));
+/**
+ * The suites, each run against one harness and one packed tarball. FORMSWTF_E2E_SUITES picks
+ * some by name (comma-separated); all run by default.
+ */
+export interface E2eContext {
+	tarball: string;
+	harness: RunningHarness;
 }
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (Date.now() < deadline) {
-		if (await condition()) return;
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-	throw new Error(`condition not met within ${timeoutMs} ms`);
-}
+const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> }> = [
+	{
+		name: 'single',
+		run: async ({ tarball, harness }) => {
+			for (const version of VERSIONS) await runVersion(version, tarball, harness);
+		},
+	},
+];
 
 async function main(): Promise<void> {
+	const wanted = (process.env.FORMSWTF_E2E_SUITES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+	const suites = wanted.length ? SUITES.filter((suite) => wanted.includes(suite.name)) : SUITES;
 	log('building and packing the package');
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
 	try {
-		for (const version of VERSIONS) await runVersion(version, tarball, harness);
+		for (const suite of suites) {
+			try {
+				await suite.run({ tarball, harness });
+			} catch (error) {
+				check(`suite "${suite.name}"`, false, (error as Error).stack ?? String(error));
+			}
+		}
 	} finally {
 		await harness.close();
 		rmSync(join(tarball, '..'), { recursive: true, force: true });
 	}
-	report();
-	process.exit(failed === 0 && passed > 0 ? 0 : 1);
+	process.exit(report() ? 0 : 1);
 }
 
 main().catch((error: unknown) => {
 	console.error(error);
-	failed++;
+	check('end-to-end run', false, String(error));
 	report();
 	process.exit(1);
 });
