@@ -5,7 +5,7 @@
  */
 import { execFile, spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { promisify } from 'util';
@@ -25,6 +25,7 @@ export class N8nInstance {
 	readonly userFolder: string;
 	readonly env: NodeJS.ProcessEnv;
 	private server?: ChildProcess;
+	private cliRuns = 0;
 
 	private constructor(
 		readonly version: string,
@@ -100,19 +101,33 @@ export class N8nInstance {
 		);
 	}
 
-	/** Runs an n8n CLI command to its end. */
+	/**
+	 * Runs an n8n CLI command to its end. Its stdout and stderr go to files, not pipes: n8n exits
+	 * with process.exit() right after printing, and Node writes to a pipe asynchronously, so a
+	 * large `--rawOutput` (megabytes of run data) was cut short now and then. Writes to a file are
+	 * synchronous.
+	 */
 	async cli(args: string[], timeoutMs = 180_000): Promise<CliResult> {
+		const base = join(this.userFolder, `cli-${++this.cliRuns}`);
+		const [outFd, errFd] = [openSync(`${base}.out`, 'w'), openSync(`${base}.err`, 'w')];
 		try {
-			const { stdout, stderr } = await run(join(this.installDir, 'node_modules', '.bin', 'n8n'), args, {
+			const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), args, {
 				env: this.env,
 				cwd: this.userFolder,
-				timeout: timeoutMs,
-				maxBuffer: 256 * 1024 * 1024,
+				stdio: ['ignore', outFd, errFd],
 			});
-			return { code: 0, stdout, stderr };
-		} catch (error) {
-			const failed = error as { code?: number; stdout?: string; stderr?: string };
-			return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+			const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+			const code = await new Promise<number>((done) => {
+				child.once('error', () => done(1));
+				child.once('close', (exitCode) => done(exitCode ?? 1));
+			});
+			clearTimeout(timer);
+			return { code, stdout: readFileSync(`${base}.out`, 'utf8'), stderr: readFileSync(`${base}.err`, 'utf8') };
+		} finally {
+			closeSync(outFd);
+			closeSync(errFd);
+			rmSync(`${base}.out`, { force: true });
+			rmSync(`${base}.err`, { force: true });
 		}
 	}
 
@@ -128,12 +143,15 @@ export class N8nInstance {
 		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput']);
 		const output = `exit code ${result.code}\n${result.stdout}\n${result.stderr}`;
 		const json = result.code === 0 ? rawOutputJson(result.stdout) : undefined;
-		if (json === undefined) return { ok: false, output };
 		try {
-			return { ok: true, data: JSON.parse(json) as RawRunData, output };
+			if (json !== undefined) return { ok: true, data: JSON.parse(json) as RawRunData, output };
 		} catch {
-			return { ok: false, output };
+			// Reported below with the whole output.
 		}
+		// The whole output is long (run data of thousands of items): keep it in a file to read.
+		const file = join(this.userFolder, '..', `formswtf-e2e-execute-${this.version}-${workflowId}.log`);
+		writeFileSync(file, output);
+		return { ok: false, output: `n8n execute printed no readable run data (exit code ${result.code}; full output in ${file})\n${result.stderr.slice(-2000)}` };
 	}
 
 	async activate(workflowId: string): Promise<void> {
