@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator } from '../../descriptions/common';
-import { getFormId } from '../../helpers/parameters';
+import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
+import { getFormId, getTimeoutMs } from '../../helpers/parameters';
 import { apiDownload, headerValue } from '../../transport';
 import type { ExportFormat } from '../../transport/types';
 
@@ -31,6 +31,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
 	},
+	timeoutOnlyOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -59,6 +60,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		formId,
 		exportFormat: format,
 		itemIndex,
+		timeoutMs: getTimeoutMs.call(this, itemIndex),
 	});
 	const fallback = FALLBACK_FILE[format] ?? FALLBACK_FILE.csv;
 	const fileName =
