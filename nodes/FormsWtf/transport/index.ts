@@ -236,18 +236,27 @@ function connectionErrorCode(error: unknown): string | undefined {
  */
 async function* chunksWithIdleTimeout(body: ReadableBody, idleMs: number): AsyncGenerator<unknown, void, undefined> {
 	const chunks = body[Symbol.asyncIterator]();
+	const stalled = () =>
+		Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), { code: BODY_STALLED });
 	for (;;) {
 		const stopWaiting = new AbortController();
 		const timedOut = sleep(idleMs, stopWaiting.signal).then(
 			(): typeof STALLED => STALLED,
 			() => undefined,
 		);
-		const next = await Promise.race([chunks.next(), timedOut]);
-		stopWaiting.abort();
+		const waitingSince = Date.now();
+		let next: IteratorResult<unknown> | typeof STALLED | undefined;
+		try {
+			next = await Promise.race([chunks.next(), timedOut]);
+		} catch (error) {
+			// The socket's own idle timeout (n8n's, of the same length) may end the body first.
+			if (Date.now() - waitingSince >= idleMs * 0.9) throw stalled();
+			throw error;
+		} finally {
+			stopWaiting.abort();
+		}
 		if (next === STALLED) {
-			const error = Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), {
-				code: BODY_STALLED,
-			});
+			const error = stalled();
 			body.destroy?.(error);
 			throw error;
 		}
