@@ -54,6 +54,7 @@ export class RequestHooks {
 
 	clear(): void {
 		this.hooks = [];
+		this.fired = 0;
 		for (const hold of this.holds.splice(0)) hold.release();
 	}
 

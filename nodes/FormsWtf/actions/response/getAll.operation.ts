@@ -108,7 +108,7 @@ function wholeNumberIn(
 ): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-		throw new NodeOperationError(context.getNode(), `"${name}" must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`, {
+		throw new NodeOperationError(context.getNode(), max === Number.MAX_SAFE_INTEGER ? `"${name}" must be a whole number of ${min} or more` : `"${name}" must be a whole number from ${min} to ${max}`, {
 			description: `Got "${String(value)}".`,
 			itemIndex,
 		});
