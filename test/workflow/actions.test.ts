@@ -263,6 +263,17 @@ describe('when the server is slow, busy or answers out of order', () => {
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
 	});
+
+	it('an export that stalls halfway ends with a clear error after the Timeout', async () => {
+		await slow.control.stallBody('/export', 1000);
+		const result = await runFormsWtf({
+			baseUrl: slow.baseUrl,
+			apiKey: slow.keys.team,
+			parameters: { resource: 'response', operation: 'export', formId: formById(formId), options: { timeout: 200 } },
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
+	});
 });
 
 async function readAll(target: RunningHarness, formId: string): Promise<IDataObject[]> {

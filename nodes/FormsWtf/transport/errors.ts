@@ -222,6 +222,27 @@ export function errorForConnection(
 	);
 }
 
+/**
+ * An export whose body ended before its end: the connection dropped, or n8n's HTTP client
+ * closed it after the Timeout passed without data. Not retried: part of the file has already
+ * gone to n8n's binary data store, and a new run reads it again from the start.
+ */
+export function errorForInterruptedDownload(error: unknown, node: INode, context: RequestContext, timeoutMs: number): NodeApiError | undefined {
+	const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+	const interrupted =
+		(typeof code === 'string' && (TIMEOUT_CODES.has(code) || DROPPED_CODES.has(code))) || message === 'aborted';
+	if (!interrupted) return undefined;
+	return transient(
+		makeApiError(
+			node,
+			undefined,
+			'Forms.wtf stopped sending in the middle of an answer',
+			`The export file stopped arriving (no data for ${timeoutMs / 1000} s, or the connection dropped). Try again; for a very large export, raise the node's Timeout option.`,
+			context,
+		),
+	);
+}
+
 /** A 2xx answer whose body is not the JSON the contract promises. */
 export function errorForMalformedBody(node: INode, what: string, context: RequestContext): NodeApiError {
 	return transient(

@@ -192,11 +192,8 @@ async function sendWithRetries<B>(
 
 /** Waits before the next attempt; a request no longer wanted stops waiting at once. */
 async function waitBeforeRetry(ms: number, signal: AbortSignal | undefined): Promise<void> {
-	try {
-		await retryPolicy.wait(ms, signal);
-	} catch (error) {
-		if (!signal?.aborted) throw error;
-	}
+	// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
+	await retryPolicy.wait(ms, signal).catch(() => undefined);
 }
 
 /** The service's clock when it answered, from its Date header (epoch ms), if it sent one. */
@@ -245,15 +242,17 @@ async function* chunksWithIdleTimeout(body: ReadableBody, idleMs: number): Async
 			() => undefined,
 		);
 		const waitingSince = Date.now();
-		let next: IteratorResult<unknown> | typeof STALLED | undefined;
-		try {
-			next = await Promise.race([chunks.next(), timedOut]);
-		} catch (error) {
+		// A failed read is passed on as a value, to be told apart from a stall below.
+		const read = chunks.next().then(
+			(result) => result,
+			(error: unknown) => ({ failed: error }),
+		);
+		const next = await Promise.race([read, timedOut]);
+		stopWaiting.abort();
+		if (next !== undefined && next !== STALLED && 'failed' in next) {
 			// The socket's own idle timeout (n8n's, of the same length) may end the body first.
 			if (Date.now() - waitingSince >= idleMs * 0.9) throw stalled();
-			throw error;
-		} finally {
-			stopWaiting.abort();
+			throw next.failed;
 		}
 		if (next === STALLED) {
 			const error = stalled();
