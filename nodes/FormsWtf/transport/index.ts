@@ -109,7 +109,6 @@ function buildUrl(baseUrl: string, path: string[]): string {
 	return `${baseUrl}/${path.map((segment) => encodeURIComponent(segment)).join('/')}`;
 }
 
-
 /**
  * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, bounded in total
  * time), 5xx and dropped connections (a few times, with backoff). 400, 401, 403 and 404 are
