@@ -275,8 +275,8 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 describe('transport: errors that say what to fix', () => {
-	// n8n 2.x's HTTP client strips line breaks from header values; n8n 1.x's refuses to send
-	// them, and Node then fails with ERR_INVALID_CHAR before a byte goes out.
+	// n8n 2.41's HTTP client (axios 1.18) strips line breaks from header values; a client that
+	// does not makes Node fail with ERR_INVALID_CHAR before a byte goes out.
 	it.each([
 		[
 			'ERR_INVALID_CHAR',
