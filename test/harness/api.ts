@@ -121,9 +121,10 @@ function listResponses(state: HarnessState, form: HarnessForm, query: URLSearchP
 	if (!offset.ok) return sendError(res, 400, offset.message);
 	const since = parseSince(query.get('since'));
 	if (!since.ok) return sendError(res, 400, since.message);
+	const cap = state.settings.pageSizeCap;
 	const page = form.store.page({
 		offset: offset.value,
-		limit: limit.value,
+		limit: cap === false ? limit.value : Math.min(cap, limit.value),
 		sinceMs: since.value,
 		sinceInclusive: state.settings.sinceInclusive,
 		order: state.settings.responseOrder,

@@ -6,6 +6,8 @@ import type {
 	FaultSpec,
 	FormResponse,
 	HarnessFormInfo,
+	HookSpec,
+	PendingHook,
 	HarnessInfo,
 	HarnessSettings,
 	PendingFault,
@@ -100,6 +102,54 @@ export class HarnessControl {
 
 	async clearFaults(): Promise<void> {
 		await this.call('DELETE', '/faults');
+	}
+
+	/* Ordering and stream hooks (hooks.ts). */
+
+	/** Queues a hook for the next `times` (default 1) API requests whose target contains `pathIncludes`. */
+	async addHook(hook: HookSpec): Promise<PendingHook> {
+		return (await this.call<{ hook: PendingHook }>('POST', '/hooks', hook)).hook;
+	}
+
+	/**
+	 * Keeps the next matching request unanswered until the API request after it has been
+	 * answered: two requests in flight are answered in the opposite order. With
+	 * `insertBeforeAnswer`, that many responses arrive between the two answers.
+	 */
+	async holdUntilNextAnswered(pathIncludes: string, insertBeforeAnswer?: number): Promise<PendingHook> {
+		return await this.addHook(
+			insertBeforeAnswer === undefined ? { kind: 'hold', pathIncludes } : { kind: 'hold', pathIncludes, insertBeforeAnswer },
+		);
+	}
+
+	/** Once the next matching request has been answered, `count` responses arrive in its form. */
+	async insertAfterAnswer(pathIncludes: string, count: number, times?: number): Promise<PendingHook> {
+		return await this.addHook({ kind: 'insertAfter', pathIncludes, count, times });
+	}
+
+	/** The next matching answers send their headers and `afterBytes` bytes of body, then stall. */
+	async stallBody(pathIncludes: string, afterBytes: number, times?: number): Promise<PendingHook> {
+		return await this.addHook({ kind: 'stall', pathIncludes, afterBytes, times });
+	}
+
+	/** The next matching requests are accepted and never answered. */
+	async neverAnswer(pathIncludes?: string, times?: number): Promise<PendingHook> {
+		return await this.addHook({ kind: 'hang', pathIncludes, times });
+	}
+
+	/** Hooks not yet used up, and how many uses have acted so far. */
+	async listHooks(): Promise<{ hooks: PendingHook[]; fired: number }> {
+		return await this.call<{ hooks: PendingHook[]; fired: number }>('GET', '/hooks');
+	}
+
+	/** Drops pending hooks and answers every request still held. */
+	async clearHooks(): Promise<void> {
+		await this.call('DELETE', '/hooks');
+	}
+
+	/** Moves the rate limiter's clock forward: windows end as if `ms` had passed, without waiting. */
+	async advanceRateLimitClock(ms: number): Promise<void> {
+		await this.call('POST', '/rate-limit/advance', { ms });
 	}
 
 	/** API requests in arrival order (control calls are not logged). */

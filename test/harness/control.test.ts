@@ -232,7 +232,7 @@ describe('settings, clock and reset', () => {
 
 	test('settings change at run time and are validated', async () => {
 		const settings = await ctx.h.control.updateSettings({ responseOrder: 'oldestFirst', sinceInclusive: true, retryAfterHeader: true, rateLimit: { requests: 5, windowMs: 1000 } });
-		expect(settings).toEqual({ responseOrder: 'oldestFirst', sinceInclusive: true, retryAfterHeader: true, rateLimit: { requests: 5, windowMs: 1000 }, clockOffsetMs: 0 });
+		expect(settings).toEqual({ responseOrder: 'oldestFirst', sinceInclusive: true, retryAfterHeader: true, rateLimit: { requests: 5, windowMs: 1000 }, clockOffsetMs: 0, pageSizeCap: false });
 		expect(await ctx.h.control.getSettings()).toEqual(settings);
 		for (const patch of [{ responseOrder: 'random' }, { rateLimit: { requests: 0, windowMs: 10 } }, { clockOffsetMs: 'soon' }, { verbose: true }]) {
 			const r = await fetch(`${ctx.h.origin}/__harness/settings`, { method: 'PATCH', body: JSON.stringify(patch) });

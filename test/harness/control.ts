@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { toFormInfo } from './data';
 import { HarnessInputError } from './errors';
 import { parseFaultSpec } from './faults';
+import { parseHookSpec } from './hooks';
 import { readJsonBody, sendError, sendJson, type RequestTarget } from './http';
 import { HARNESS_KEYS } from './keys';
 import { parseSettingsPatch, type HarnessState } from './state';
@@ -127,6 +128,21 @@ export async function handleControl(
 				state.faults.clear();
 				return sendJson(res, 200, { faults: [] });
 			}
+		}
+		if (name === 'hooks' && route.length === 1) {
+			if (method === 'GET') return sendJson(res, 200, { hooks: state.hooks.list(), fired: state.hooks.firedCount() });
+			if (method === 'POST') return sendJson(res, 201, { hook: state.hooks.add(parseHookSpec(await readJsonBody(req))) });
+			if (method === 'DELETE') {
+				state.hooks.clear();
+				return sendJson(res, 200, { hooks: [] });
+			}
+		}
+		if (name === 'rate-limit' && route[1] === 'advance' && route.length === 2 && method === 'POST') {
+			const body = await readJsonBody(req);
+			const ms = isRecord(body) ? body.ms : undefined;
+			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new HarnessInputError('ms must be a number >= 0');
+			state.limiter.advanceClock(ms);
+			return sendJson(res, 200, { ok: true });
 		}
 		if (name === 'requests' && route.length === 1) {
 			if (method === 'GET') return sendJson(res, 200, { requests: state.log.list() });

@@ -20,10 +20,22 @@ interface Window {
 export class FixedWindowRateLimiter {
 	private readonly windows = new Map<string, Window>();
 
+	/** Time added to the clock by advanceClock, so tests end a window without waiting for it. */
+	private advancedMs = 0;
+
 	constructor(
 		private settings: RateLimitSettings | false,
-		private readonly now: () => number = () => performance.now(),
+		private readonly clock: () => number = () => performance.now(),
 	) {}
+
+	private now(): number {
+		return this.clock() + this.advancedMs;
+	}
+
+	/** Moves the limiter's clock forward: windows end as if `ms` had passed. */
+	advanceClock(ms: number): void {
+		this.advancedMs += ms;
+	}
 
 	/** New limits start from empty windows. */
 	configure(settings: RateLimitSettings | false): void {

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { handleApi, type ApiOutcome } from './api';
 import { CONTROL_PREFIX, handleControl, type ControlContext } from './control';
 import { parseTarget, queryObject, sendBody, sendError, type RequestTarget } from './http';
+import type { HarnessForm } from './data';
 import type { HarnessState } from './state';
 import type { FaultKind, RequestLogEntry } from './types';
 
@@ -80,13 +81,32 @@ async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerRe
 	}
 
 	const segments = target.segments;
-	if (segments !== null && segments[0] === 'api' && segments[1] === 'v1') {
-		handleApi(state, method, req.headers.authorization, target, res, outcome);
-	} else {
-		sendError(res, 404, 'Not found');
-	}
-	// Synchronous answers are complete here; record them before any later log read can race 'finish'.
-	settle();
+	const answer = (): void => {
+		if (segments !== null && segments[0] === 'api' && segments[1] === 'v1') {
+			handleApi(state, method, req.headers.authorization, target, res, outcome);
+		} else {
+			sendError(res, 404, 'Not found');
+		}
+		// Synchronous answers are complete here; record them before any later log read can race 'finish'.
+		settle();
+	};
+	await state.hooks.around(req, res, () => formOfTarget(state, target), insertResponses(state), answer);
+}
+
+/* Helpers of the ordering and stream hooks (hooks.ts). */
+
+/** The form a request to /api/v1/forms/:id/… is about, if it exists. */
+function formOfTarget(state: HarnessState, target: RequestTarget): HarnessForm | undefined {
+	const segments = target.segments;
+	if (segments === null || segments[2] !== 'forms' || segments[3] === undefined) return undefined;
+	return state.dataset.byId.get(segments[3]);
+}
+
+/** Inserts generated responses submitted at the service clock's now, as the control API does. */
+function insertResponses(state: HarnessState): (form: HarnessForm, count: number) => void {
+	return (form, count) => {
+		if (count > 0) form.store.insert(Array.from({ length: count }, () => ({})), state.nowMs());
+	};
 }
 
 /** Sends the fault's answer; returns false if the request should still be handled (delay). */

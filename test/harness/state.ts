@@ -5,6 +5,7 @@
 import { buildDataset, type Dataset } from './data';
 import { HarnessInputError } from './errors';
 import { FaultQueue } from './faults';
+import { RequestHooks } from './hooks';
 import { MerkleBuilder } from './merkle';
 import { normaliseSeed } from './prng';
 import { FixedWindowRateLimiter, validateRateLimit } from './rateLimit';
@@ -17,6 +18,7 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
 	rateLimit: { requests: 60, windowMs: 60_000 },
 	retryAfterHeader: false,
 	clockOffsetMs: 0,
+	pageSizeCap: false,
 };
 
 /** Validates a (partial) settings object from options, CLI or the control API. */
@@ -45,6 +47,12 @@ export function parseSettingsPatch(input: unknown): Partial<HarnessSettings> {
 		if (typeof o.clockOffsetMs !== 'number' || !Number.isFinite(o.clockOffsetMs)) throw new HarnessInputError('clockOffsetMs must be a number');
 		patch.clockOffsetMs = o.clockOffsetMs;
 	}
+	if (o.pageSizeCap !== undefined) {
+		if (o.pageSizeCap !== false && (typeof o.pageSizeCap !== 'number' || !Number.isInteger(o.pageSizeCap) || o.pageSizeCap < 1)) {
+			throw new HarnessInputError('pageSizeCap must be false or an integer >= 1');
+		}
+		patch.pageSizeCap = o.pageSizeCap;
+	}
 	if (o.rateLimit !== undefined) {
 		try {
 			patch.rateLimit = validateRateLimit(o.rateLimit);
@@ -68,6 +76,7 @@ export class HarnessState {
 	dataset: Dataset;
 	readonly limiter: FixedWindowRateLimiter;
 	readonly faults = new FaultQueue();
+	readonly hooks = new RequestHooks();
 	readonly log: RequestLog;
 	merkle: MerkleBuilder;
 	private readonly merkleMaxLeaves: number;
@@ -106,6 +115,7 @@ export class HarnessState {
 		this.settings = { ...this.initialSettings };
 		this.limiter.configure(this.settings.rateLimit);
 		this.faults.clear();
+		this.hooks.clear();
 		this.log.clear();
 	}
 }

@@ -131,6 +131,11 @@ export interface HarnessSettings {
 	rateLimit: RateLimitSettings | false;
 	retryAfterHeader: boolean;
 	clockOffsetMs: number;
+	/**
+	 * Serve at most this many responses per page, whatever `limit` asks (the contract's `limit`
+	 * is a maximum); `false`: serve `limit`.
+	 */
+	pageSizeCap: number | false;
 }
 
 export interface HarnessOptions extends Partial<HarnessSettings> {
@@ -240,3 +245,26 @@ export interface HarnessInfo {
 	seed: number;
 	settings: HarnessSettings;
 }
+
+/* Ordering and stream hooks (hooks.ts): when and how much of a real answer is sent. */
+export type HookKind =
+	/**
+	 * Keep the request unanswered until the next API request after it has been answered; then
+	 * insert `insertBeforeAnswer` generated responses into its form (if set) and answer it.
+	 */
+	| { kind: 'hold'; insertBeforeAnswer?: number }
+	/** Answer normally, then insert `count` generated responses into the request's form. */
+	| { kind: 'insertAfter'; count: number }
+	/** Send the headers and the first `afterBytes` bytes of the body, then nothing more. */
+	| { kind: 'stall'; afterBytes: number }
+	/** Accept the request and never answer. */
+	| { kind: 'hang' };
+
+export type HookSpec = HookKind & {
+	/** How many matching requests get the hook. Default 1. */
+	times?: number;
+	/** Only requests whose target (path and query, as sent) contains this string. */
+	pathIncludes?: string;
+};
+
+export type PendingHook = HookKind & { id: number; remaining: number; pathIncludes?: string };

@@ -63,9 +63,14 @@ describe('input checked before any request', () => {
 			'"Since" is not a date',
 		],
 		[
-			'a Limit above 1000',
-			{ resource: 'response', operation: 'getAll', formId: formById('f1'), limit: '={{ 5000 }}' },
-			'"Limit" must be a whole number from 1 to 1000',
+			'a Limit of 0',
+			{ resource: 'response', operation: 'getAll', formId: formById('f1'), limit: '={{ 0 }}' },
+			'"Limit" must be a whole number of 1 or more',
+		],
+		[
+			'a Timeout that is not a number',
+			{ resource: 'form', operation: 'getAll', options: { timeout: '={{ "soon" }}' } },
+			'"Timeout" must be a number of milliseconds, 1 or more',
 		],
 	])('%s', async (_case, parameters, message) => {
 		const result = await run(parameters);

@@ -2,6 +2,7 @@ import http from 'http';
 import type { AddressInfo } from 'net';
 
 import { PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/transport/paging';
+import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY, response, useFastRetries } from './fixtures';
 
@@ -13,9 +14,12 @@ interface FakeForm {
 	pageCap?: (offset: number) => number;
 	/** The `total` the server reports (default: what it serves). */
 	reportedTotal?: number;
-	/** Delays and failures per requested offset. */
-	delayMs?: (offset: number) => number;
+	/** Failures per requested offset. */
 	fail?: (offset: number) => { status: number; headers?: Record<string, string> } | undefined;
+	/** Answers the request at an offset only once this resolves (ordering, not timing). */
+	answerWhen?: (offset: number) => Promise<void> | undefined;
+	/** Told when the answer for an offset has been sent. */
+	onAnswered?: (offset: number) => void;
 }
 
 interface PagingServer {
@@ -39,8 +43,9 @@ async function pagingServer(form: FakeForm): Promise<PagingServer> {
 		const limit = Math.min(Number(url.searchParams.get('limit')), form.pageCap?.(offset) ?? 1000);
 		offsets.push(offset);
 		maxInFlight = Math.max(maxInFlight, ++inFlight);
-		setTimeout(() => {
+		const answer = () => {
 			inFlight--;
+			res.once('finish', () => form.onAnswered?.(offset));
 			const failure = form.fail?.(offset);
 			if (failure) {
 				res.writeHead(failure.status, { 'Content-Type': 'application/json', ...failure.headers });
@@ -56,7 +61,11 @@ async function pagingServer(form: FakeForm): Promise<PagingServer> {
 					hasMore: offset + slice.length < ids.length,
 				}),
 			);
-		}, form.delayMs?.(offset) ?? 15);
+		};
+		const gate = form.answerWhen?.(offset);
+		// A short pause lets the client put its next request under way before this answer.
+		if (gate) void gate.then(answer);
+		else setTimeout(answer, 15);
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
@@ -87,7 +96,8 @@ describe('paging: reading ahead', () => {
 		try {
 			const { ids } = await returnAll(server.baseUrl);
 			expect(ids).toEqual(allIds(5500));
-			expect(server.offsets).toEqual([0, 1000, 2000, 3000, 4000, 5000]);
+			// Each page asked for ahead starts on the last response of the page before it.
+			expect(server.offsets).toEqual([0, 1000, 1999, 2998, 3997, 4996]);
 			expect(server.maxInFlight()).toBe(PAGES_IN_FLIGHT);
 		} finally {
 			await server.close();
@@ -100,7 +110,7 @@ describe('paging: reading ahead', () => {
 			const { ids } = await returnAll(server.baseUrl);
 			expect(ids).toEqual(allIds(2100));
 			// The first page shows the real page size; every page asked for after it starts right.
-			expect(server.offsets).toEqual([0, 400, 800, 1200, 1600, 2000]);
+			expect(server.offsets).toEqual([0, 400, 799, 1198, 1597, 1996]);
 		} finally {
 			await server.close();
 		}
@@ -111,8 +121,9 @@ describe('paging: reading ahead', () => {
 		try {
 			const { ids } = await returnAll(server.baseUrl);
 			expect(ids).toEqual(allIds(3000));
-			// 2000 was asked for ahead, assuming a full page at 1000: the one wasted request.
-			expect([...server.offsets].sort((a, b) => a - b)).toEqual([0, 1000, 1600, 2000, 2200, 2800]);
+			// 1999 and 2598 were asked for ahead, assuming a full page at 1000: two wasted requests,
+			// dropped because 1999 does not hold r1599, the last response of the page at 1000.
+			expect([...server.offsets].sort((a, b) => a - b)).toEqual([0, 1000, 1600, 1999, 2200, 2598, 2799]);
 		} finally {
 			await server.close();
 		}
@@ -130,27 +141,38 @@ describe('paging: reading ahead', () => {
 		}
 	});
 
-	it('stops retrying a page read ahead once the walk has failed', async () => {
+	it('stops waiting to retry a page read ahead once the walk has failed', async () => {
+		// A clock of our own: a wait ends only when its signal stops it.
+		const waits: Array<{ ms: number; signal?: AbortSignal }> = [];
+		retryPolicy.wait = async (ms, signal) => {
+			waits.push({ ms, signal });
+			await new Promise<void>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+		};
+		let aheadRefused!: () => void;
+		const refused = new Promise<void>((resolve) => (aheadRefused = resolve));
 		const server = await pagingServer({
 			count: 5000,
-			// The page at 1000 fails late, after the page read ahead at 2000 was refused for a second.
-			delayMs: (offset) => (offset === 1000 ? 300 : 5),
 			fail: (offset) =>
 				offset === 1000
 					? { status: 401 }
-					: offset === 2000
+					: offset === 1999
 						? { status: 429, headers: { 'Retry-After': '1' } }
 						: undefined,
+			// The page at 1000 fails only after the page read ahead was refused and is waiting.
+			answerWhen: (offset) => (offset === 1000 ? refused : undefined),
+			onAnswered: (offset) => offset === 1999 && aheadRefused(),
 		});
 		try {
 			const { result } = await returnAll(server.baseUrl);
 			expect(result.status).toBe('error');
 			expect(result.error?.message).toMatch(/API key/);
-			await new Promise((resolve) => setTimeout(resolve, 1500));
-			// Without the stop, the refused page would have been asked for again after its second.
-			expect(server.offsets.filter((offset) => offset === 2000)).toHaveLength(1);
+			// The refused page was waiting out its Retry-After; the failed walk cancelled that wait.
+			expect(waits).toEqual([{ ms: 1000, signal: expect.any(AbortSignal) }]);
+			expect(waits[0].signal?.aborted).toBe(true);
+			expect(server.offsets.filter((offset) => offset === 1999)).toHaveLength(1);
 		} finally {
 			await server.close();
 		}
 	});
+
 });

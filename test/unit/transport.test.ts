@@ -3,6 +3,7 @@ import type { AddressInfo } from 'net';
 import nock from 'nock';
 
 import { runFormsWtf, formById } from '../support/formsWtf';
+import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
 import { API_KEY, response, useFastRetries } from './fixtures';
 import { api, BASE_URL, isolateNetwork } from './nockApi';
 
@@ -90,6 +91,7 @@ describe('transport: paging', () => {
 
 describe('transport: retries', () => {
 	it('waits out a 429 for the seconds of Retry-After, then goes on', async () => {
+		const waits = recordWaits();
 		const scope = api()
 			.get(ENCODED_PATH)
 			.query(true)
@@ -97,30 +99,34 @@ describe('transport: retries', () => {
 			.get(ENCODED_PATH)
 			.query(true)
 			.reply(200, page(['a'], 1, false));
-		const started = Date.now();
 		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
 		expect(result.status).toBe('success');
-		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+		expect(waits).toEqual([1000]);
 		expect(scope.isDone()).toBe(true);
 	});
 
 	it('reads Retry-After as an HTTP date', async () => {
-		const inTwoSeconds = new Date(Date.now() + 2000).toUTCString();
+		const waits = recordWaits();
+		// A minute ahead: only a machine stalled for many seconds could make the wait look short.
+		const inAMinute = new Date(Date.now() + 60_000).toUTCString();
 		api()
 			.get(ENCODED_PATH)
 			.query(true)
-			.reply(429, { error: 'slow down' }, { 'Retry-After': inTwoSeconds })
+			.reply(429, { error: 'slow down' }, { 'Retry-After': inAMinute })
 			.get(ENCODED_PATH)
 			.query(true)
 			.reply(200, page(['a'], 1, false));
-		const started = Date.now();
+		Object.assign(retryPolicy, { maxRateLimitWaitMs: 75_000 });
 		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
 		expect(result.status).toBe('success');
-		// An HTTP date has whole seconds: at least one full second is left of the two.
-		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+		// An HTTP date has whole seconds: between 59 and 60 s are left of the minute.
+		expect(waits).toHaveLength(1);
+		expect(waits[0]).toBeGreaterThan(50_000);
+		expect(waits[0]).toBeLessThanOrEqual(60_000);
 	});
 
 	it('backs off on its own when 429 has no Retry-After, and gives up with a rate-limit message', async () => {
+		recordWaits();
 		api().get(ENCODED_PATH).query(true).times(3).reply(429, { error: 'Too many requests' });
 		api().get(ENCODED_PATH).query(true).reply(200, page(['a'], 1, false));
 		const ok = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
@@ -254,7 +260,64 @@ describe('transport: bodies and base URL', () => {
 	});
 });
 
+/** A clock for the retry waits: each wait is recorded and ends at once (useFastRetries restores it). */
+function recordWaits(): number[] {
+	const waits: number[] = [];
+	retryPolicy.wait = async (ms) => {
+		waits.push(ms);
+	};
+	return waits;
+}
+
 async function listen(server: http.Server): Promise<string> {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 }
+
+describe('transport: errors that say what to fix', () => {
+	// n8n 2.41's HTTP client (axios 1.18) strips line breaks from header values; a client that
+	// does not makes Node fail with ERR_INVALID_CHAR before a byte goes out.
+	it.each([
+		[
+			'ERR_INVALID_CHAR',
+			'The API key in the Forms.wtf credential contains a line break or another character that cannot be sent',
+			1,
+		],
+		['CERT_HAS_EXPIRED', `Could not make a secure connection to Forms.wtf at ${BASE_URL}`, 1],
+		['ECONNRESET', 'Forms.wtf closed the connection', 4],
+		['ETIMEDOUT', 'Forms.wtf did not answer within 30 s', 4],
+		['ENOTFOUND', `Could not connect to Forms.wtf at ${BASE_URL}`, 1],
+		['ERR_SOMETHING_NEW', `The request to Forms.wtf at ${BASE_URL} failed`, 1],
+	])('%s: says what happened', async (code, message, attempts) => {
+		const scope = api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.times(attempts)
+			.replyWithError(Object.assign(new Error(`failed with ${code}`), { code }));
+		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe(message);
+		expect(scope.isDone()).toBe(true);
+		expect(JSON.stringify(result.error)).not.toContain(API_KEY);
+	});
+
+	it('a 400 names only the options the request sent', async () => {
+		api().get('/api/v1/forms/f1').reply(400, { error: 'bad request' });
+		const form = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: { resource: 'form', operation: 'get', formId: formById('f1') },
+		});
+		expect(form.error?.message).toBe('Forms.wtf rejected the request as invalid');
+		expect(form.error?.description).not.toMatch(/Limit|Offset|Since/);
+
+		api().get(ENCODED_PATH).query(true).reply(400, { error: 'bad request' });
+		const responses = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses({ returnAll: false, limit: 7 }),
+		});
+		expect(responses.error?.description).toMatch(/Limit .*Offset/);
+		expect(responses.error?.description).not.toContain('Since');
+	});
+});

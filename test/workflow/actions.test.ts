@@ -10,6 +10,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { runWorkflow } from '../runner';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
 import { credentialsFor, formById, formsWtfNode, nodeTypes, runFormsWtf, triggerNode } from '../support/formsWtf';
 
 const LARGE = 5_000;
@@ -27,18 +28,7 @@ afterAll(async () => await harness.close());
 const run = (parameters: IDataObject, apiKey?: string) =>
 	runFormsWtf({ baseUrl: harness.baseUrl, apiKey: apiKey ?? harness.keys.team, parameters });
 
-async function readAllFromApi(formId: string): Promise<IDataObject[]> {
-	const all: IDataObject[] = [];
-	for (let offset = 0; ; ) {
-		const response = await fetch(`${harness.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`, {
-			headers: { Authorization: `Bearer ${harness.keys.business}` },
-		});
-		const page = (await response.json()) as { responses: IDataObject[]; hasMore: boolean };
-		all.push(...page.responses);
-		offset += page.responses.length;
-		if (!page.hasMore) return all;
-	}
-}
+const readAllFromApi = (formId: string) => readAll(harness, formId);
 
 describe('Forms.wtf node against the local API', () => {
 	it('lists the forms of the account and no one else’s', async () => {
@@ -56,14 +46,15 @@ describe('Forms.wtf node against the local API', () => {
 		expect(questions.map((question) => question.order)).toEqual(questions.map((_, i) => i));
 	});
 
-	it('Return All reads every response of a large form in ceil(N / 1000) requests', async () => {
+	it('Return All reads every response of a large form in pages of 1000, each read ahead overlapping by one', async () => {
 		await harness.control.clearRequestLog();
 		const result = await run({ resource: 'response', operation: 'getAll', formId: formById(largeId), returnAll: true, output: 'raw' });
 		const items = result.outputOf('Forms.wtf');
 		expect(items).toHaveLength(LARGE);
 		expect(items.map((item) => item.json)).toEqual(await readAllFromApi(largeId));
 		const requests = (await harness.control.requestLog()).filter((entry) => entry.plan === 'team');
-		expect(requests).toHaveLength(Math.ceil(LARGE / 1000));
+		// The first page, then pages of 1000 that each start on the last response of the one before.
+		expect(requests).toHaveLength(1 + Math.ceil((LARGE - 1000) / 999));
 		expect(requests.every((entry) => entry.query.limit === '1000')).toBe(true);
 	});
 
@@ -171,3 +162,132 @@ describe('Return All at scale', () => {
 		expect(result.outputOf('Forms.wtf')).toHaveLength(200_000);
 	}, 120_000);
 });
+
+describe('when the server is slow, busy or answers out of order', () => {
+	const COUNT = 2_500;
+	let slow: RunningHarness;
+	let formId: string;
+	let seeded: string[];
+
+	beforeAll(async () => {
+		slow = await startHarness({ rateLimit: false, largeFormResponses: COUNT });
+		formId = (await slow.control.form('large')).id;
+	});
+	beforeEach(async () => {
+		await slow.control.reset();
+		Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4 });
+		seeded = (await readAll(slow, formId)).map((response) => String(response.id));
+		await slow.control.clearRequestLog();
+	});
+	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	afterAll(async () => await slow.close());
+
+	const getMany = (extra: IDataObject = {}) =>
+		runFormsWtf({
+			baseUrl: slow.baseUrl,
+			apiKey: slow.keys.team,
+			parameters: { resource: 'response', operation: 'getAll', formId: formById(formId), returnAll: true, ...extra },
+		});
+	const idsOf = (result: Awaited<ReturnType<typeof getMany>>) =>
+		result.outputOf('Forms.wtf').map((item) => String(item.json.id));
+	const responseOffsets = async () =>
+		(await slow.control.requestLog()).filter((entry) => entry.path.endsWith('/responses')).map((entry) => Number(entry.query.offset));
+
+	it('Return All skips nothing when a page read ahead is answered first and a response arrives in between', async () => {
+		// The page at 1000 waits until the request after it (read ahead) has been answered; one
+		// response arrives, then the page at 1000 is answered, one response later than the other.
+		await slow.control.holdUntilNextAnswered('offset=1000', 1);
+		const result = await getMany();
+		expect(result.status).toBe('success');
+		expect((await slow.control.listHooks()).fired).toBe(1);
+		// The page read ahead at 1999 did not hold the last response of the page at 1000 (it had
+		// moved to 1999 meanwhile), so it was dropped and the walk read on from 2000.
+		expect(await responseOffsets()).toEqual([0, 1000, 1999, 2000]);
+		const ids = idsOf(result);
+		expect(new Set(ids).size).toBe(ids.length);
+		expect(seeded.filter((id) => !ids.includes(id))).toEqual([]);
+	});
+
+	it('Return All goes on when a page’s worth of responses arrives between two page requests', async () => {
+		await slow.control.insertAfterAnswer('offset=0', 1000);
+		const result = await getMany();
+		expect(result.status).toBe('success');
+		const ids = idsOf(result);
+		expect(new Set(ids).size).toBe(ids.length);
+		expect(seeded.filter((id) => !ids.includes(id))).toEqual([]);
+	});
+
+	it('Return All reads a server that serves 100 responses per page, whatever the limit asks', async () => {
+		await slow.control.updateSettings({ pageSizeCap: 100 });
+		const result = await getMany();
+		expect(result.status).toBe('success');
+		expect(idsOf(result)).toEqual(seeded);
+		// About one request per served page (each read ahead overlaps by one): no runaway.
+		expect((await responseOffsets()).length).toBeLessThanOrEqual(Math.ceil(COUNT / 99) + 3);
+	});
+
+	it('Limit above 1000 reads pages of up to 1000, with the guarantees of Return All', async () => {
+		await slow.control.insertAfterAnswer('offset=0', 1000);
+		const result = await getMany({ returnAll: false, limit: 2300 });
+		expect(result.status).toBe('success');
+		const ids = idsOf(result);
+		expect(ids).toHaveLength(2300);
+		expect(new Set(ids).size).toBe(2300);
+		// The responses that were newest when the run began, in their order.
+		expect(ids).toEqual(seeded.slice(0, 2300));
+		const limits = (await slow.control.requestLog()).map((entry) => Number(entry.query.limit));
+		expect(Math.max(...limits)).toBe(1000);
+	});
+
+	it('a server that never answers: retried, then a timeout error, with the node’s Timeout', async () => {
+		await slow.control.neverAnswer('/responses', 4);
+		const result = await getMany({ options: { timeout: 200 } });
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Forms.wtf did not answer within 0.2 s');
+		expect(result.error?.description).toContain('timed out 4 times');
+		expect(await responseOffsets()).toEqual([0, 0, 0, 0]);
+	});
+
+	it('a body that stalls halfway is retried like a dropped connection', async () => {
+		await slow.control.stallBody('offset=0', 2000);
+		const result = await getMany({ options: { timeout: 200 } });
+		expect(result.status).toBe('success');
+		expect(idsOf(result)).toEqual(seeded);
+		expect((await responseOffsets()).filter((offset) => offset === 0)).toHaveLength(2);
+	});
+
+	it('a body that stalls every time ends with a clear error', async () => {
+		await slow.control.stallBody('/forms/', 100, 4);
+		const result = await runFormsWtf({
+			baseUrl: slow.baseUrl,
+			apiKey: slow.keys.team,
+			parameters: { resource: 'form', operation: 'get', formId: formById(formId), options: { timeout: 200 } },
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
+	});
+
+	it('an export that stalls halfway ends with a clear error after the Timeout', async () => {
+		await slow.control.stallBody('/export', 1000);
+		const result = await runFormsWtf({
+			baseUrl: slow.baseUrl,
+			apiKey: slow.keys.team,
+			parameters: { resource: 'response', operation: 'export', formId: formById(formId), options: { timeout: 200 } },
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
+	});
+});
+
+async function readAll(target: RunningHarness, formId: string): Promise<IDataObject[]> {
+	const all: IDataObject[] = [];
+	for (let offset = 0; ; ) {
+		const response = await fetch(`${target.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`, {
+			headers: { Authorization: `Bearer ${target.keys.business}` },
+		});
+		const page = (await response.json()) as { responses: IDataObject[]; hasMore: boolean };
+		all.push(...page.responses);
+		offset += page.responses.length;
+		if (!page.hasMore) return all;
+	}
+}

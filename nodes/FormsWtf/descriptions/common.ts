@@ -57,3 +57,27 @@ export const outputModeProperty: INodeProperties = {
 		},
 	],
 };
+
+/**
+ * Timeout, as n8n's HTTP Request node offers it (milliseconds, in Options). Ours also bounds
+ * the wait between two parts of an answer, and a request that times out is retried.
+ */
+export const timeoutOption: INodeProperties = {
+	displayName: 'Timeout',
+	name: 'timeout',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 30000,
+	description:
+		'Time in ms to wait for Forms.wtf to start answering, and at most between two parts of an answer, before the request is tried again (3 retries)',
+};
+
+/** The Options collection of an operation whose only option is the Timeout. */
+export const timeoutOnlyOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [timeoutOption],
+};

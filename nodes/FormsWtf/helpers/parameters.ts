@@ -1,6 +1,21 @@
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+/** The Timeout option of an operation (milliseconds), or undefined for the transport's default. */
+export function getTimeoutMs(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	const options = this.getNodeParameter('options', itemIndex, {}) as { timeout?: unknown };
+	const value = options.timeout;
+	if (value === undefined || value === null || value === '') return undefined;
+	const ms = typeof value === 'string' ? Number(value) : value;
+	if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 1) {
+		throw new NodeOperationError(this.getNode(), '"Timeout" must be a number of milliseconds, 1 or more', {
+			description: `Got "${String(value)}".`,
+			itemIndex,
+		});
+	}
+	return Math.round(ms);
+}
+
 /** The form the user chose, whichever mode of the form picker they used. */
 export function getFormId(this: IExecuteFunctions | IPollFunctions, itemIndex?: number): string {
 	const value =

@@ -13,6 +13,8 @@ export interface RequestContext {
 export interface FailureDetails {
 	/** How many times the request was sent. */
 	attempts: number;
+	/** The query parameters the request sent (limit, offset, since, format). */
+	sentParameters?: string[];
 	/** The `error` text of the API's JSON body, when there was one. */
 	apiMessage?: string;
 	/** Seconds spent waiting out rate limits. */
@@ -55,11 +57,18 @@ function describeStatus(
 ): { message: string; description: string } {
 	const fromApi = details.apiMessage ? ` Forms.wtf said: "${details.apiMessage}".` : '';
 	switch (status) {
-		case 400:
+		case 400: {
+			const checks = (details.sentParameters ?? [])
+				.map((name) => PARAMETER_CHECKS[name])
+				.filter((check): check is string => check !== undefined);
 			return {
 				message: 'Forms.wtf rejected the request as invalid',
-				description: `Check the node's options (Limit 1–1000, Offset 0 or more, a valid date in Since).${fromApi}`,
+				description:
+					checks.length > 0
+						? `Check ${checks.join(', ')}.${fromApi}`
+						: `The request carried no options, so the form ID or the credential's Base URL is the likely cause.${fromApi}`,
 			};
+		}
 		case 401:
 			return {
 				message: 'Forms.wtf did not accept the API key',
@@ -105,20 +114,130 @@ function describeStatus(
 	}
 }
 
-/** The server could not be reached, or dropped the connection every time. */
+/** What the user can check for each query parameter a request may send. */
+const PARAMETER_CHECKS: Record<string, string> = {
+	limit: 'Limit (a whole number of 1 or more)',
+	offset: 'Offset (0 or more)',
+	since: 'Since (a valid date)',
+	format: 'Format (CSV, JSON or Merkle Tree)',
+};
+
+/** The code the transport gives a body that stopped arriving in the middle (see index.ts). */
+export const BODY_STALLED = 'FORMSWTF_BODY_STALLED';
+
+/** Waiting for an answer, or for the rest of one, took longer than the timeout. */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'ERR_SOCKET_CONNECTION_TIMEOUT', BODY_STALLED]);
+/** The server could not be reached at all. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);
+/** The connection was there and went away. */
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE']);
+/** Passing failures worth another attempt: a name lookup that failed for good (ENOTFOUND) is not. */
+const RETRYABLE_CODES = new Set([...TIMEOUT_CODES, ...DROPPED_CODES, 'ECONNREFUSED', 'EAI_AGAIN']);
+
+export function isRetryableConnectionCode(code: string): boolean {
+	return RETRYABLE_CODES.has(code);
+}
+
+export interface ConnectionFailure {
+	attempts: number;
+	/** The timeout in force, for the message when waiting took too long. */
+	timeoutMs?: number;
+}
+
+/**
+ * The request failed below HTTP: no answer in time, no server, a dropped connection, a
+ * certificate, or a header that cannot be sent. Each says what to check.
+ */
 export function errorForConnection(
 	node: INode,
 	code: string,
 	baseUrl: string,
 	context: RequestContext,
-	attempts: number,
+	failure: ConnectionFailure,
 ): NodeApiError {
+	const { attempts } = failure;
+	if (code === 'ERR_INVALID_CHAR') {
+		// Node refuses to send a header with a line break in it; ours carry only the key.
+		return makeApiError(
+			node,
+			undefined,
+			'The API key in the Forms.wtf credential contains a line break or another character that cannot be sent',
+			'Open the credential and paste the key again as one line, without spaces or line breaks (keys start with "fwtf_").',
+			context,
+		);
+	}
+	if (TIMEOUT_CODES.has(code)) {
+		const seconds = failure.timeoutMs === undefined ? '' : ` within ${failure.timeoutMs / 1000} s`;
+		const what =
+			code === BODY_STALLED ? `stopped sending in the middle of an answer` : `did not answer${seconds}`;
+		return transient(
+			makeApiError(
+				node,
+				undefined,
+				`Forms.wtf ${what}`,
+				`The request timed out ${attempts} times${code === BODY_STALLED && seconds ? ` (no data${seconds})` : ''}. The server may be overloaded: try again later, or raise the node's Timeout option.`,
+				context,
+			),
+		);
+	}
+	if (DROPPED_CODES.has(code)) {
+		return transient(
+			makeApiError(
+				node,
+				undefined,
+				`Forms.wtf closed the connection`,
+				`The connection to ${baseUrl} was dropped ${attempts} times (${code}). This is usually temporary: try again in a few minutes; if it persists, check proxies or firewalls between n8n and the server.`,
+				context,
+			),
+		);
+	}
+	if (UNREACHABLE_CODES.has(code)) {
+		return transient(
+			makeApiError(
+				node,
+				undefined,
+				`Could not connect to Forms.wtf at ${baseUrl}`,
+				`The connection failed ${attempts} times (${code}). Check the Base URL in the credential and that the server is reachable from n8n.`,
+				context,
+			),
+		);
+	}
+	if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
+		return makeApiError(
+			node,
+			undefined,
+			`Could not make a secure connection to Forms.wtf at ${baseUrl}`,
+			`The server's certificate or TLS setup was refused (${code}). Check the Base URL in the credential (https://forms.wtf/api/v1 for the service).`,
+			context,
+		);
+	}
 	return transient(
 		makeApiError(
 			node,
 			undefined,
-			`Could not connect to Forms.wtf at ${baseUrl}`,
-			`The connection failed ${attempts} times (${code}). Check the Base URL in the credential and that the server is reachable from n8n.`,
+			`The request to Forms.wtf at ${baseUrl} failed`,
+			`It failed ${attempts} ${attempts === 1 ? 'time' : 'times'} before an answer came (${code}).`,
+			context,
+		),
+	);
+}
+
+/**
+ * An export whose body ended before its end: the connection dropped, or n8n's HTTP client
+ * closed it after the Timeout passed without data. Not retried: part of the file has already
+ * gone to n8n's binary data store, and a new run reads it again from the start.
+ */
+export function errorForInterruptedDownload(error: unknown, node: INode, context: RequestContext, timeoutMs: number): NodeApiError | undefined {
+	const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+	const interrupted =
+		(typeof code === 'string' && (TIMEOUT_CODES.has(code) || DROPPED_CODES.has(code))) || message === 'aborted';
+	if (!interrupted) return undefined;
+	return transient(
+		makeApiError(
+			node,
+			undefined,
+			'Forms.wtf stopped sending in the middle of an answer',
+			`The export file stopped arriving (no data for ${timeoutMs / 1000} s, or the connection dropped). Try again; for a very large export, raise the node's Timeout option.`,
 			context,
 		),
 	);

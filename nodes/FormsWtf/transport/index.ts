@@ -9,7 +9,14 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { RequestContext } from './errors';
-import { errorForConnection, errorForMalformedBody, errorForStatus, redact } from './errors';
+import {
+	BODY_STALLED,
+	errorForConnection,
+	errorForMalformedBody,
+	errorForStatus,
+	isRetryableConnectionCode,
+	redact,
+} from './errors';
 import { backoffDelayMs, rateLimitBudgetMs, rateLimitDelayMs, retryPolicy } from './retry';
 
 export const CREDENTIAL_TYPE = 'formsWtfApi';
@@ -23,7 +30,15 @@ export interface ApiRequest extends RequestContext {
 	qs?: IDataObject;
 	/** Aborted when the response is no longer wanted: the request and its retries stop. */
 	signal?: AbortSignal;
+	/**
+	 * How long to wait for the answer to start, and at most between two parts of its body,
+	 * before the request counts as failed and is retried like a dropped connection.
+	 */
+	timeoutMs?: number;
 }
+
+/** The timeout when the user sets none (the node's Timeout option defaults to it too). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The streamed body of a download, described by what we use of it: node code may import
@@ -33,6 +48,7 @@ export interface ReadableBody extends AsyncIterable<unknown> {
 	pipe: (...args: never[]) => unknown;
 	on: (...args: never[]) => unknown;
 	resume: () => unknown;
+	destroy?: (error?: Error) => unknown;
 }
 
 export interface ApiResponse<T> {
@@ -43,7 +59,8 @@ export interface ApiResponse<T> {
 
 /** GET a JSON resource of the API. */
 export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<T>> {
-	const response = await sendWithRetries(this, request, 'application/json', readText);
+	const idleMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	const response = await sendWithRetries(this, request, 'application/json', async (body) => await readText(body, idleMs));
 	try {
 		return { ...response, body: JSON.parse(response.body) as T };
 	} catch {
@@ -92,17 +109,6 @@ function buildUrl(baseUrl: string, path: string[]): string {
 	return `${baseUrl}/${path.map((segment) => encodeURIComponent(segment)).join('/')}`;
 }
 
-const RETRYABLE_CONNECTION_CODES = new Set([
-	'ECONNRESET',
-	'ECONNREFUSED',
-	'ECONNABORTED',
-	'EPIPE',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'EAI_AGAIN',
-	'ERR_SOCKET_CONNECTION_TIMEOUT',
-]);
-
 /**
  * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, bounded in total
  * time), 5xx and dropped connections (a few times, with backoff). 400, 401, 403 and 404 are
@@ -125,6 +131,8 @@ async function sendWithRetries<B>(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		headers: { Accept: accept },
+		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts.
+		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 	};
 	if (request.signal) options.abortSignal = request.signal;
 
@@ -149,11 +157,11 @@ async function sendWithRetries<B>(
 			}
 		} catch (error) {
 			const code = connectionErrorCode(error) ?? 'unknown error';
-			if (RETRYABLE_CONNECTION_CODES.has(code) && serverErrors < retryPolicy.maxServerErrorRetries) {
-				await sleep(backoffDelayMs(serverErrors++));
+			if (isRetryableConnectionCode(code) && serverErrors < retryPolicy.maxServerErrorRetries) {
+				await waitBeforeRetry(backoffDelayMs(serverErrors++), request.signal);
 				continue;
 			}
-			throw errorForConnection(node, code, baseUrl, request, attempts);
+			throw errorForConnection(node, code, baseUrl, request, { attempts, timeoutMs: options.timeout });
 		}
 
 		const status = response.statusCode;
@@ -162,22 +170,29 @@ async function sendWithRetries<B>(
 			if (rateLimitWaitMs + waitMs <= rateLimitBudgetMs()) {
 				discardBody(response.body);
 				rateLimitWaitMs += waitMs;
-				await sleep(waitMs);
+				await waitBeforeRetry(waitMs, request.signal);
 				continue;
 			}
 		} else if (status >= 500 && serverErrors < retryPolicy.maxServerErrorRetries) {
 			discardBody(response.body);
-			await sleep(backoffDelayMs(serverErrors++));
+			await waitBeforeRetry(backoffDelayMs(serverErrors++), request.signal);
 			continue;
 		}
 
-		const apiMessage = await readApiErrorMessage(context, response.body);
+		const apiMessage = await readApiErrorMessage(context, response.body, options.timeout ?? DEFAULT_TIMEOUT_MS);
 		throw errorForStatus(node, status, request, {
 			attempts,
+			sentParameters: Object.keys(request.qs ?? {}),
 			apiMessage,
 			waitedSeconds: Math.round(rateLimitWaitMs / 1000),
 		});
 	}
+}
+
+/** Waits before the next attempt; a request no longer wanted stops waiting at once. */
+async function waitBeforeRetry(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
+	await retryPolicy.wait(ms, signal).catch(() => undefined);
 }
 
 /** The service's clock when it answered, from its Date header (epoch ms), if it sent one. */
@@ -194,17 +209,61 @@ export function headerValue(headers: IDataObject | undefined, name: string): str
 	return value === undefined || value === null ? undefined : String(value);
 }
 
-/** Finds the system error code (ECONNRESET, …) in an error and the errors it wraps. */
+/**
+ * Finds the system error code (ECONNRESET, ERR_INVALID_CHAR, CERT_HAS_EXPIRED, …) in an error
+ * and the errors it wraps.
+ */
 function connectionErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
 		const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-		if (typeof candidate.code === 'string' && /^E[A-Z_]+$/.test(candidate.code)) return candidate.code;
+		if (typeof candidate.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(candidate.code)) return candidate.code;
 		if (typeof candidate.message === 'string' && /socket hang up/i.test(candidate.message)) return 'ECONNRESET';
 		current = candidate.cause;
 	}
 	return undefined;
 }
+
+/**
+ * The chunks of a body, failing with BODY_STALLED when none arrives for `idleMs`: a server
+ * that stops sending in the middle of an answer must not hold the execution forever. n8n's
+ * timeout ends where the answer starts, and node code may not set timers of its own, so each
+ * wait is a `sleep` raced against the next chunk (and cancelled when the chunk wins).
+ */
+async function* chunksWithIdleTimeout(body: ReadableBody, idleMs: number): AsyncGenerator<unknown, void, undefined> {
+	const chunks = body[Symbol.asyncIterator]();
+	const stalled = () =>
+		Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), { code: BODY_STALLED });
+	for (;;) {
+		const stopWaiting = new AbortController();
+		const timedOut = sleep(idleMs, stopWaiting.signal).then(
+			(): typeof STALLED => STALLED,
+			() => undefined,
+		);
+		const waitingSince = Date.now();
+		// A failed read is passed on as a value, to be told apart from a stall below.
+		const read = chunks.next().then(
+			(result) => result,
+			(error: unknown) => ({ failed: error }),
+		);
+		const next = await Promise.race([read, timedOut]);
+		stopWaiting.abort();
+		if (next !== undefined && next !== STALLED && 'failed' in next) {
+			// The socket's own idle timeout (n8n's, of the same length) may end the body first.
+			if (Date.now() - waitingSince >= idleMs * 0.9) throw stalled();
+			throw next.failed;
+		}
+		if (next === STALLED) {
+			const error = stalled();
+			body.destroy?.(error);
+			throw error;
+		}
+		if (next === undefined || next.done) return;
+		yield next.value;
+	}
+}
+
+const STALLED = Symbol('stalled');
 
 /**
  * The text of a body, decoded chunk by chunk as it streams in; only the first `maxBytes` are
@@ -213,13 +272,13 @@ function connectionErrorCode(error: unknown): string | undefined {
  * of each ~800 KB page outside V8's heap until the next garbage collection. Measured on a
  * 100,000-response Return All: peak memory 63 MB instead of 180 MB, at the same speed.
  */
-async function readText(body: unknown, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+async function readText(body: unknown, idleMs: number, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
 	if (typeof body === 'string') return body;
 	if (!isReadable(body)) return Buffer.isBuffer(body) ? body.toString('utf8') : '';
 	const decoder = new TextDecoder();
 	let text = '';
 	let size = 0;
-	for await (const chunk of body) {
+	for await (const chunk of chunksWithIdleTimeout(body, idleMs)) {
 		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
 		if (size < maxBytes) text += decoder.decode(bytes, { stream: true });
 		size += bytes.length;
@@ -238,8 +297,8 @@ function isReadable(body: unknown): body is ReadableBody {
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** The `error` text of an error body, with the API key cut out should the server echo it. */
-async function readApiErrorMessage(context: FormsWtfContext, body: unknown): Promise<string | undefined> {
-	const text = await readText(body, MAX_ERROR_BODY_BYTES);
+async function readApiErrorMessage(context: FormsWtfContext, body: unknown, idleMs: number): Promise<string | undefined> {
+	const text = await readText(body, idleMs, MAX_ERROR_BODY_BYTES);
 	let message: string | undefined;
 	try {
 		const parsed = JSON.parse(text) as { error?: unknown };

@@ -5,7 +5,7 @@ import { apiRequest, serviceTimeMs } from './index';
 import { errorForMalformedBody, errorForPaging } from './errors';
 import type { FormResponse, ResponsesPage } from './types';
 
-/** The largest page the API serves. Return All always reads pages of this size. */
+/** The largest page the API serves. Return All and large Limits read pages of this size. */
 export const MAX_PAGE_SIZE = 1000;
 
 export interface ResponsesQuery {
@@ -13,6 +13,8 @@ export interface ResponsesQuery {
 	/** ISO 8601 timestamp: only responses submitted after it. */
 	since?: string;
 	itemIndex?: number;
+	/** See ApiRequest.timeoutMs; the transport's default when absent. */
+	timeoutMs?: number;
 }
 
 export interface PageRequest extends ResponsesQuery {
@@ -37,6 +39,7 @@ export async function getResponsesPage(this: FormsWtfContext, request: PageReque
 		formId: request.formId,
 		itemIndex: request.itemIndex,
 		signal: request.signal,
+		timeoutMs: request.timeoutMs,
 	});
 	if (!body || !Array.isArray(body.responses)) {
 		throw errorForMalformedBody(this.getNode(), 'a page of responses ({ responses, total, hasMore })', request);
@@ -105,6 +108,11 @@ class RecentIds {
 interface PendingPage {
 	offset: number;
 	limit: number;
+	/**
+	 * Asked for ahead, before the page before it had arrived: it starts one response early, on
+	 * the last response that page was expected to hold, and is only used if it does hold it.
+	 */
+	ahead: boolean;
 	page: Promise<FetchedPage>;
 }
 
@@ -112,17 +120,23 @@ interface PendingPage {
  * Walks a form's responses page by page, raising `offset` by what each page held until
  * `hasMore` is false, and yields each response once. Responses can arrive while the walk
  * runs; with a newest-first order they push older ones to later offsets, so a response may be
- * served twice: the walk drops the repeat. It stops with an error instead of looping forever
- * when the server contradicts itself.
+ * served twice: the walk drops the repeat, and goes on through pages that hold only repeats
+ * while `total` shows that responses arrived (a busy form). It stops with an error instead of
+ * looping forever when the server contradicts itself.
  *
- * The next page is requested as soon as the current one has been checked, before the caller
- * turns it into items. When the walk reads everything without a Since filter, it also asks for
- * the page after that, while `total` says it exists, so that the server builds one page while
+ * The server may serve fewer responses than `limit` asks (it is a maximum): the walk goes on
+ * from where each page ended, and bounds the number of pages by the page size actually served.
+ *
+ * Reading ahead: when the walk reads everything without a Since filter, it asks for the page
+ * after the next one while `total` says it exists, so that the server builds one page while
  * this process reads the previous one. (With Since, the live service's `total` is not known to
- * count only the responses after it, and a page past the end would be a wasted request.) A page
- * asked for ahead is dropped if the server sent a shorter page than asked (it would start at the
- * wrong offset), so no response is skipped; requests stay one per page unless that happens or
- * responses are deleted during the walk.
+ * count only the responses after it, and a page past the end would be a wasted request.) Two
+ * pages in flight together may be answered in either order, with responses arriving between
+ * the two answers, so a page asked for ahead starts one response early: it must hold the last
+ * response of the page before it, which proves that nothing lies between the two. If it does
+ * not (answers out of order with arrivals between, a shorter page than expected, deletions),
+ * it is dropped and the walk reads on from where the page before it ended. Requests stay one
+ * per page unless that happens.
  */
 export async function* iterateResponses(
 	this: FormsWtfContext,
@@ -133,25 +147,39 @@ export async function* iterateResponses(
 	const readAhead =
 		query.since === undefined && options.maxItems === undefined && options.shouldStop === undefined;
 	let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
+	/** The size of the pages the server serves: the smallest page it sent while more existed. */
 	let pageStep = MAX_PAGE_SIZE;
 	let pagesRead = 0;
+	let largestTotal = 0;
+	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
+	let endOfLastPage = options.startOffset ?? 0;
+	let lastIdRead: string | undefined;
 	// Pages the walk no longer needs still finish (or fail) after it ends: stop their retries.
 	const abandon = new AbortController();
 	const inFlight: PendingPage[] = [];
-	const request = (offset: number, limit: number): void => {
+	const request = (offset: number, limit: number, ahead = false): void => {
 		const page = getResponsesPage.call(this, { ...query, limit, offset, signal: abandon.signal });
 		// A page nobody awaits any more must not fail as an unhandled rejection.
 		page.catch(() => undefined);
-		inFlight.push({ offset, limit, page });
+		inFlight.push({ offset, limit, ahead, page });
 	};
 
 	try {
-		request(options.startOffset ?? 0, Math.min(MAX_PAGE_SIZE, remaining));
+		request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
 		while (inFlight.length) {
-			const { offset, limit, page: pending } = inFlight.shift() as PendingPage;
+			const { offset, limit, ahead, page: pending } = inFlight.shift() as PendingPage;
 			const page = await pending;
-			pagesRead++;
 			options.onPage?.(page);
+
+			if (ahead && !page.responses.some((response) => response.id === lastIdRead)) {
+				// Responses may lie between the two pages: read on from where the last one ended.
+				inFlight.length = 0;
+				request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
+				continue;
+			}
+			pagesRead++;
+			const totalGrew = page.total > largestTotal;
+			largestTotal = Math.max(largestTotal, page.total);
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
@@ -171,36 +199,39 @@ export async function* iterateResponses(
 					query,
 				);
 			}
-			if (fresh.length === 0) {
+			// Only repeats: fine when responses arrived since the last page (they pushed the ones
+			// read to later offsets), a server ignoring the offset when none did.
+			if (fresh.length === 0 && !totalGrew) {
 				throw errorForPaging(
 					this.getNode(),
 					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
 					query,
 				);
 			}
+			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
 			// Arrivals during the walk can add pages, never an unbounded number of them.
-			if (pagesRead > Math.ceil(page.total / MAX_PAGE_SIZE) * 2 + 10) {
+			if (pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
 				throw errorForPaging(
 					this.getNode(),
-					`Read ${pagesRead} pages of a form that reports ${page.total} responses.`,
+					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
 					query,
 				);
 			}
 
-			const nextOffset = offset + page.responses.length;
-			if (page.responses.length < limit) pageStep = page.responses.length;
-			if (inFlight.length && inFlight[0].offset !== nextOffset) inFlight.length = 0;
+			endOfLastPage = offset + page.responses.length;
+			lastIdRead = page.responses[page.responses.length - 1].id;
 			if (!inFlight.length) {
 				if (options.shouldStop?.()) {
 					yield fresh;
 					return;
 				}
-				request(nextOffset, Math.min(MAX_PAGE_SIZE, remaining));
+				request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
 			}
-			while (readAhead && inFlight.length < PAGES_IN_FLIGHT) {
-				const aheadOffset = inFlight[inFlight.length - 1].offset + pageStep;
-				if (aheadOffset >= page.total) break;
-				request(aheadOffset, MAX_PAGE_SIZE);
+			// A page of one response cannot overlap the one before it and still advance.
+			while (readAhead && pageStep > 1 && inFlight.length < PAGES_IN_FLIGHT) {
+				const aheadOffset = inFlight[inFlight.length - 1].offset + pageStep - 1;
+				if (aheadOffset >= largestTotal) break;
+				request(aheadOffset, MAX_PAGE_SIZE, true);
 			}
 			yield fresh;
 		}

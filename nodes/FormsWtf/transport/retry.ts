@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 /**
  * How long the transport waits before trying a request again. One object, so that tests and
  * benchmarks can scale the waits down without a second code path.
@@ -16,6 +18,11 @@ export interface RetryPolicy {
 	 * runs the service's one-minute window faster scales the waits by the same factor.
 	 */
 	timeScale: number;
+	/**
+	 * How a wait is spent: n8n's `sleep`, cancelled by the signal when the request is no longer
+	 * wanted. Tests put a clock of their own here, so that no test depends on real time.
+	 */
+	wait: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
@@ -25,6 +32,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 	baseDelayMs: 500,
 	maxDelayMs: 15_000,
 	timeScale: 1,
+	wait: async (ms, signal) => await sleep(ms, signal),
 };
 
 export const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };

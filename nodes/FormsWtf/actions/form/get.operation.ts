@@ -1,18 +1,19 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator } from '../../descriptions/common';
-import { getFormId } from '../../helpers/parameters';
+import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
+import { getFormId, getTimeoutMs } from '../../helpers/parameters';
 import { apiRequest } from '../../transport';
 import type { FormDetail } from '../../transport/types';
 
-const properties: INodeProperties[] = [formIdLocator];
+const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
 
 export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['get'] } }, properties);
 
 /** Get Form: the form with its questions and gate rules, as the API sends them. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
-	const { body } = await (apiRequest<FormDetail>).call(this, { path: ['forms', formId], formId, itemIndex });
+	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+	const { body } = await (apiRequest<FormDetail>).call(this, { path: ['forms', formId], formId, itemIndex, timeoutMs });
 	return [{ json: body, pairedItem: { item: itemIndex } }];
 }

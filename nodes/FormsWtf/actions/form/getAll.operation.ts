@@ -1,16 +1,19 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { timeoutOnlyOptions } from '../../descriptions/common';
+import { getTimeoutMs } from '../../helpers/parameters';
 import { apiRequest } from '../../transport';
 import type { FormSummary } from '../../transport/types';
 
-const properties: INodeProperties[] = [];
+const properties: INodeProperties[] = [timeoutOnlyOptions];
 
 export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['getAll'] } }, properties);
 
 /** List Forms: one item per form the key's account owns, personal and team forms alike. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], itemIndex });
+	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], itemIndex, timeoutMs });
 	const forms = Array.isArray(body.forms) ? body.forms : [];
 	return forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
 }

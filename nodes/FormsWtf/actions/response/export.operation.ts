@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator } from '../../descriptions/common';
-import { getFormId } from '../../helpers/parameters';
-import { apiDownload, headerValue } from '../../transport';
+import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
+import { getFormId, getTimeoutMs } from '../../helpers/parameters';
+import { apiDownload, DEFAULT_TIMEOUT_MS, headerValue } from '../../transport';
+import { errorForInterruptedDownload } from '../../transport/errors';
 import type { ExportFormat } from '../../transport/types';
 
 const properties: INodeProperties[] = [
@@ -31,6 +32,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
 	},
+	timeoutOnlyOptions,
 ];
 
 export const description = updateDisplayOptions(
@@ -53,13 +55,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const format = this.getNodeParameter('format', itemIndex, 'csv') as ExportFormat;
 	const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 
-	const { body, headers } = await apiDownload.call(this, {
+	const request = {
 		path: ['forms', formId, 'export'],
 		qs: { format },
 		formId,
 		exportFormat: format,
 		itemIndex,
-	});
+		timeoutMs: getTimeoutMs.call(this, itemIndex) ?? DEFAULT_TIMEOUT_MS,
+	};
+	const { body, headers } = await apiDownload.call(this, request);
 	const fallback = FALLBACK_FILE[format] ?? FALLBACK_FILE.csv;
 	const fileName =
 		fileNameFromContentDisposition(headerValue(headers, 'content-disposition')) ??
@@ -67,7 +71,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const mimeType = headerValue(headers, 'content-type')?.split(';')[0].trim() || fallback.mimeType;
 
 	const stream = body as unknown as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
-	const binary = await this.helpers.prepareBinaryData(stream, fileName, mimeType);
+	let binary: Awaited<ReturnType<IExecuteFunctions['helpers']['prepareBinaryData']>>;
+	try {
+		binary = await this.helpers.prepareBinaryData(stream, fileName, mimeType);
+	} catch (error) {
+		throw errorForInterruptedDownload(error, this.getNode(), request, request.timeoutMs) ?? error;
+	}
 	return [
 		{
 			json: { formId, format, fileName: binary.fileName ?? fileName, mimeType: binary.mimeType, fileSize: binary.fileSize },

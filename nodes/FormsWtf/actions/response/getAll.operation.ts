@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator, outputModeProperty } from '../../descriptions/common';
+import { formIdLocator, outputModeProperty, timeoutOption } from '../../descriptions/common';
 import { formatResponse, getOutputMode } from '../../helpers/output';
-import { getFormId, toApiTimestamp } from '../../helpers/parameters';
-import { iterateResponses, MAX_PAGE_SIZE } from '../../transport/paging';
+import { getFormId, getTimeoutMs, toApiTimestamp } from '../../helpers/parameters';
+import { iterateResponses } from '../../transport/paging';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -19,7 +19,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Limit',
 		name: 'limit',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+		typeOptions: { minValue: 1 },
 		default: 50,
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
@@ -49,6 +49,7 @@ const properties: INodeProperties[] = [
 				description:
 					'Only responses submitted after this moment. A date without a time zone is read in the workflow time zone.',
 			},
+			timeoutOption,
 		],
 	},
 ];
@@ -61,6 +62,7 @@ export const description = updateDisplayOptions(
 interface GetResponsesOptions extends IDataObject {
 	offset?: number;
 	since?: string;
+	timeout?: number;
 }
 
 /** Get Responses: one item per response; Return All pages through every response for the user. */
@@ -73,7 +75,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let maxItems: number | undefined;
 	let startOffset = 0;
 	if (!returnAll) {
-		maxItems = wholeNumberIn(this, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, MAX_PAGE_SIZE, itemIndex);
+		// Any Limit: the pager reads it in pages of up to 1000, the API's maximum.
+		maxItems = wholeNumberIn(this, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER, itemIndex);
 		if (options.offset !== undefined && options.offset !== null) {
 			startOffset = wholeNumberIn(this, options.offset, 'Offset', 0, Number.MAX_SAFE_INTEGER, itemIndex);
 		}
@@ -83,8 +86,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? undefined
 			: toApiTimestamp.call(this, options.since, 'Since', itemIndex);
 
+	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+
 	const items: INodeExecutionData[] = [];
-	for await (const page of iterateResponses.call(this, { formId, since, itemIndex }, { startOffset, maxItems })) {
+	const query = { formId, since, itemIndex, timeoutMs };
+	for await (const page of iterateResponses.call(this, query, { startOffset, maxItems })) {
 		for (const response of page) {
 			items.push({ json: formatResponse(response, outputMode), pairedItem: { item: itemIndex } });
 		}
@@ -102,8 +108,8 @@ function wholeNumberIn(
 ): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-		throw new NodeOperationError(context.getNode(), `"${name}" must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`, {
-			description: `Got "${String(value)}".${name === 'Limit' ? ' To read more than 1000 responses, turn on Return All.' : ''}`,
+		throw new NodeOperationError(context.getNode(), max === Number.MAX_SAFE_INTEGER ? `"${name}" must be a whole number of ${min} or more` : `"${name}" must be a whole number from ${min} to ${max}`, {
+			description: `Got "${String(value)}".`,
 			itemIndex,
 		});
 	}
