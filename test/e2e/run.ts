@@ -19,6 +19,7 @@ import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
+import { queueMode } from './queueMode';
 import { check, log, report, waitUntil } from './report';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
@@ -148,6 +149,7 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 			for (const version of VERSIONS) await runVersion(version, tarball, harness);
 		},
 	},
+	{ name: 'queue', run: queueMode },
 ];
 
 async function main(): Promise<void> {
