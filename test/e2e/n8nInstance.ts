@@ -10,6 +10,8 @@ import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { promisify } from 'util';
 
+import { stopProcess } from './services';
+
 const run = promisify(execFile);
 const INSTALL_SCRIPT = resolve(__dirname, 'install-n8n.sh');
 
@@ -21,15 +23,23 @@ export interface CliResult {
 
 let brokerPort = 5679 + (process.pid % 200) * 3;
 
+/** Settings for `N8nInstance.start`: `n8n start` (the default) or `n8n worker` (queue mode). */
+export interface StartOptions {
+	command?: 'start' | 'worker';
+	/** Added to the instance's environment for this process only. */
+	env?: NodeJS.ProcessEnv;
+}
+
 export class N8nInstance {
 	readonly userFolder: string;
 	readonly env: NodeJS.ProcessEnv;
-	private server?: ChildProcess;
+	private readonly processes: ChildProcess[] = [];
 	private cliRuns = 0;
 
 	private constructor(
 		readonly version: string,
 		readonly installDir: string,
+		private readonly extraEnv: NodeJS.ProcessEnv = {},
 	) {
 		this.userFolder = mkdtempSync(join(tmpdir(), `formswtf-e2e-n8n-${version}-`));
 		const tmp = join(this.userFolder, 'tmp');
@@ -51,11 +61,24 @@ export class N8nInstance {
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_SECURE_COOKIE: 'false',
 			DB_SQLITE_POOL_SIZE: '1',
+			...extraEnv,
 		};
 	}
 
-	/** The install of this version, from the cache outside the clone; installed on first use. */
-	static async prepare(version: string): Promise<N8nInstance> {
+	/**
+	 * Another instance of the same install, with a user folder (and task runner port) of its
+	 * own: e.g. a queue-mode worker beside its main, as on another machine.
+	 */
+	another(env: NodeJS.ProcessEnv = {}): N8nInstance {
+		return new N8nInstance(this.version, this.installDir, { ...this.extraEnv, ...env });
+	}
+
+	/**
+	 * The install of this version, from the cache outside the clone; installed on first use.
+	 * `env` is added to the environment of every n8n process and CLI command of the instance
+	 * (e.g. the database and queue settings of queue mode).
+	 */
+	static async prepare(version: string, env: NodeJS.ProcessEnv = {}): Promise<N8nInstance> {
 		// The installer's progress lines (stderr) go to the terminal: a first install takes minutes.
 		const child = spawn('bash', [INSTALL_SCRIPT, version], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let stdout = '';
@@ -63,7 +86,7 @@ export class N8nInstance {
 		const code = await new Promise<number | null>((done) => child.once('close', done));
 		if (code !== 0) throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
 		const installDir = stdout.trim().split('\n').pop() as string;
-		return new N8nInstance(version, installDir);
+		return new N8nInstance(version, installDir, env);
 	}
 
 	get major(): number {
@@ -161,10 +184,14 @@ export class N8nInstance {
 		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
 	}
 
-	/** `n8n start` in the background, on a port of its own. */
-	start(port: number, log: (line: string) => void): void {
-		const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), ['start'], {
-			env: { ...this.env, N8N_PORT: String(port) },
+	/**
+	 * `n8n start` (or `n8n worker`) in the background, on a port of its own; the process is
+	 * stopped by `stop` or `dispose`. Several processes can share the instance's user folder, as
+	 * a main and its workers share one config.
+	 */
+	start(port: number, log: (line: string) => void, options: StartOptions = {}): ChildProcess {
+		const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), [options.command ?? 'start'], {
+			env: { ...this.env, N8N_PORT: String(port), ...options.env },
 			cwd: this.userFolder,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
@@ -172,7 +199,13 @@ export class N8nInstance {
 			stream?.setEncoding('utf8');
 			stream?.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach(log));
 		}
-		this.server = child;
+		this.processes.push(child);
+		return child;
+	}
+
+	/** Stops one process this instance started, by its PID: `signal`, then SIGKILL after 20 s. */
+	async stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+		await stopProcess(child, signal);
 	}
 
 	/** Waits until the REST API of the started n8n answers, then creates the owner and logs in. */
@@ -197,16 +230,9 @@ export class N8nInstance {
 		return new RestSession(base, setup.headers.get('set-cookie')?.split(';')[0] ?? '');
 	}
 
-	/** Stops the n8n this instance started, by its PID, and removes the user folder. */
+	/** Stops every n8n process this instance started, by its PID, and removes the user folder. */
 	async dispose(): Promise<void> {
-		const child = this.server;
-		if (child && child.exitCode === null) {
-			const exited = new Promise((done) => child.once('exit', done));
-			child.kill('SIGTERM');
-			const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-			await exited;
-			clearTimeout(timer);
-		}
+		await Promise.all(this.processes.map((child) => this.stop(child)));
 		rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }

@@ -19,60 +19,16 @@ import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
+import { queueMode } from './queueMode';
 import { check, log, report, waitUntil } from './report';
-import type { RawRunData } from './n8nInstance';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
+import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, PACKAGE } from './workflows';
 
 const VERSIONS = (process.env.FORMSWTF_E2E_N8N ?? '1.123.81,2.41.1').split(',').map((v) => v.trim()).filter(Boolean);
-const PACKAGE = 'n8n-nodes-formswtf';
 const LARGE_FORM = 3_000;
 /** n8n polls at most once a minute: a tick, plus the time to start the workflow. */
 const POLL_WAIT_MS = 150_000;
-
-type Items = Array<{ json: IDataObject; binary?: Record<string, IDataObject> }>;
-
-function outputOf(run: RawRunData | undefined, node: string): Items {
-	const runs = run?.data?.resultData?.runData?.[node];
-	return (runs?.[runs.length - 1]?.data?.main?.[0] ?? []) as Items;
-}
-
-const CRED_TEAM = { id: 'fwtfE2eCredTeam01', name: 'Forms.wtf (local, Team)' };
-const CRED_BUSINESS = { id: 'fwtfE2eCredBiz001', name: 'Forms.wtf (local, Business)' };
-
-function actionWorkflow(formId: string, largeId: string): IDataObject {
-	const node = (name: string, y: number, parameters: IDataObject, extra: IDataObject = {}) => ({
-		id: `node-${name.replace(/\W+/g, '-').toLowerCase()}`,
-		name,
-		type: `${PACKAGE}.formsWtf`,
-		typeVersion: 1,
-		position: [300, y],
-		parameters,
-		credentials: { formsWtfApi: CRED_TEAM },
-		...extra,
-	});
-	const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
-	const nodes = [
-		{ id: 'node-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		node('List forms', 0, { resource: 'form', operation: 'getAll' }),
-		node('Get form', 150, { resource: 'form', operation: 'get', formId: byId(formId) }),
-		node('All responses', 300, { resource: 'response', operation: 'getAll', formId: byId(largeId), returnAll: true }),
-		node('Export CSV', 450, { resource: 'response', operation: 'export', formId: byId(formId) }),
-		node('Export Merkle', 600, { resource: 'response', operation: 'export', formId: byId(formId), format: 'merkle' }, {
-			credentials: { formsWtfApi: CRED_BUSINESS },
-		}),
-		node('Missing form', 750, { resource: 'form', operation: 'get', formId: byId('no-such-form') }, { onError: 'continueRegularOutput' }),
-	];
-	const targets = nodes.slice(1).map((n) => ({ node: n.name, type: 'main', index: 0 }));
-	return {
-		id: 'fwtfE2eActions01',
-		name: 'Forms.wtf e2e: every operation',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes,
-		connections: { Start: { main: [targets] } },
-	};
-}
 
 async function runVersion(version: string, tarball: string, harness: RunningHarness): Promise<void> {
 	console.log(`\nn8n ${version}`);
@@ -81,10 +37,7 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 	const sinkUrl = await sink.start();
 	try {
 		await instance.installPackage(tarball, PACKAGE);
-		await instance.importJson('credentials', [
-			{ ...CRED_TEAM, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
-			{ ...CRED_BUSINESS, type: 'formsWtfApi', data: { apiKey: harness.keys.business, baseUrl: `${harness.baseUrl}/` } },
-		]);
+		await instance.importJson('credentials', localCredentials(harness));
 		const feedback = await harness.control.form('feedback');
 		const large = await harness.control.form('large');
 
@@ -92,22 +45,7 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 		await instance.importJson('workflow', actionWorkflow(feedback.id, large.id));
 		const actions = await instance.execute('fwtfE2eActions01');
 		check(`${version}: the package loads and the workflow runs`, actions.ok, actions.ok ? '' : actions.output.slice(-800));
-		const own = (await harness.control.listForms()).filter((form) => form.owner === 'demo');
-		check(`${version}: List Forms`, outputOf(actions.data, 'List forms').length === own.length, `${outputOf(actions.data, 'List forms').length} forms`);
-		check(`${version}: Get Form`, outputOf(actions.data, 'Get form')[0]?.json.title === feedback.title);
-		const all = outputOf(actions.data, 'All responses');
-		check(
-			`${version}: Get Responses, Return All`,
-			all.length === LARGE_FORM && new Set(all.map((item) => item.json.id)).size === LARGE_FORM,
-			`${all.length} responses`,
-		);
-		const csv = outputOf(actions.data, 'Export CSV')[0];
-		check(`${version}: Export CSV to binary`, csv?.binary?.data?.mimeType === 'text/csv' && /-responses\.csv$/.test(String(csv?.json.fileName)), String(csv?.json.fileName));
-		const merkle = outputOf(actions.data, 'Export Merkle')[0];
-		check(`${version}: Export Merkle (Business key)`, merkle?.binary?.data !== undefined, String(merkle?.json.fileName));
-		const missing = outputOf(actions.data, 'Missing form')[0];
-		check(`${version}: Continue On Fail error item`, missing?.json.error === 'Form "no-such-form" was not found', String(missing?.json.error));
-		check(`${version}: the API key appears in no output`, !JSON.stringify(actions.data).includes(harness.keys.team));
+		await checkActionRun(version, actions.data, harness, feedback, large);
 
 		// The daily CSV mail example, with the mail server stood in for.
 		const mailWorkflow = exampleWithStandIns('daily-csv-export-by-email.json', {
@@ -211,6 +149,7 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 			for (const version of VERSIONS) await runVersion(version, tarball, harness);
 		},
 	},
+	{ name: 'queue', run: queueMode },
 ];
 
 async function main(): Promise<void> {

@@ -13,15 +13,36 @@ export interface SinkRequest {
 
 export class Sink {
 	readonly requests: SinkRequest[] = [];
+	private readonly held = new Set<string>();
+	private readonly unanswered: Array<() => void> = [];
 	private server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			this.requests.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) });
-			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end('{"ok":true}');
+			const path = req.url ?? '/';
+			this.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
+			const answer = () => {
+				if (req.socket.destroyed) return; // The sender is gone (e.g. killed while it waited).
+				res.writeHead(200, { 'Content-Type': 'application/json' });
+				res.end('{"ok":true}');
+			};
+			if (this.held.has(path)) this.unanswered.push(answer);
+			else answer();
 		});
 	});
+
+	/**
+	 * Requests to `path` are recorded as they arrive but answered only on `release()`: the
+	 * execution that sent one stays in flight, e.g. to kill its process at that moment.
+	 */
+	hold(path: string): void {
+		this.held.add(path);
+	}
+
+	release(): void {
+		this.held.clear();
+		for (const answer of this.unanswered.splice(0)) answer();
+	}
 
 	async start(): Promise<string> {
 		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));

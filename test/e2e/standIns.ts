@@ -4,9 +4,12 @@
  * replaced by HTTP Request nodes that send what those services would get to a local sink.
  * Everything else of the example runs as users import it.
  */
+import { randomUUID } from 'crypto';
 import { readFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
 import { resolve } from 'path';
+
+import type { Sink } from './sink';
 
 const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
 
@@ -104,4 +107,31 @@ function withManualStart(nodes: ExampleNode[], connections: IDataObject): { node
 		parameters: {},
 	};
 	return { nodes: [...nodes, manual], connections: { ...connections, [manual.name]: connections[schedule.name] } };
+}
+
+/**
+ * The workflow started by a Webhook node (POST /webhook/<path>) in place of its Manual Trigger,
+ * under the same name: a production execution, which n8n in queue mode hands to a worker
+ * (manual executions stay on the main unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS is set).
+ */
+export function withWebhookStart(workflow: IDataObject, path: string): IDataObject {
+	const nodes = workflow.nodes as ExampleNode[];
+	const manual = nodes.filter((node) => node.type === 'n8n-nodes-base.manualTrigger');
+	if (manual.length !== 1) throw new Error(`expected one Manual Trigger to replace, found ${manual.length}`);
+	const webhook: ExampleNode = {
+		id: manual[0].id,
+		name: manual[0].name,
+		position: manual[0].position,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+	return { ...workflow, nodes: nodes.map((node) => (node === manual[0] ? webhook : node)) };
+}
+
+/** The response ids that reached a stand-in, one per request, in arrival order. */
+export function deliveredResponseIds(sink: Sink, standIn: 'slack' | 'sheet'): string[] {
+	const field = standIn === 'slack' ? 'responseId' : 'Response ID';
+	return sink.on(`/${standIn}`).map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject)[field]));
 }
