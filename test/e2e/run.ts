@@ -17,6 +17,7 @@ import { join } from 'path';
 
 import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
+import { editorSuite } from './editor';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
 import { check, log, report, waitUntil } from './report';
@@ -211,6 +212,7 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 			for (const version of VERSIONS) await runVersion(version, tarball, harness);
 		},
 	},
+	{ name: 'editor', run: editorSuite },
 ];
 
 async function main(): Promise<void> {
