@@ -18,6 +18,8 @@
  */
 import { execFile } from 'child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { createServer } from 'net';
+import type { AddressInfo } from 'net';
 import { join, resolve } from 'path';
 import { chromium, selectors } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -55,6 +57,15 @@ async function ensureChromium(): Promise<string> {
 	return CHROMIUM;
 }
 
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+async function freePort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((done) => server.close(done));
+	return port;
+}
+
 /** Numbered screenshots of the whole window, in the order they were taken. */
 class Screenshots {
 	private count = 0;
@@ -70,7 +81,7 @@ class Screenshots {
 	async take(name: string): Promise<void> {
 		this.count++;
 		const file = `${String(this.count).padStart(2, '0')}-${name}.png`;
-		await this.page.screenshot({ path: join(this.dir, file) });
+		await this.page.screenshot({ path: join(this.dir, file), animations: 'disabled' });
 	}
 }
 
@@ -170,11 +181,16 @@ class Editor {
 			);
 	}
 
-	/** The options of the open dropdown: their first lines (an option may show a description below). */
-	async openOptions(): Promise<string[]> {
+	/** The options of the open dropdown, each with its description when it shows one. */
+	async openOptionTexts(): Promise<string[]> {
 		const options = this.page.getByRole('option').filter({ visible: true });
 		await options.first().waitFor();
-		return (await options.allInnerTexts()).map((text) => text.split('\n')[0].trim());
+		return await options.allInnerTexts();
+	}
+
+	/** The names of the options of the open dropdown (their first lines). */
+	async openOptions(): Promise<string[]> {
+		return (await this.openOptionTexts()).map((text) => text.split('\n')[0].trim());
 	}
 
 	async chooseOption(parameter: string, option: string): Promise<void> {
@@ -290,12 +306,20 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 	let browser: Browser | undefined;
 	try {
 		await instance.installPackage(tarball, PACKAGE);
-		const port = 16678 + (process.pid % 1000);
+		// Other suites (and other checkouts) run n8n on this machine at the same time: ports that
+		// are free now, rather than ports derived from the process id.
+		const port = await freePort();
+		instance.env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
 		const base = `http://127.0.0.1:${port}`;
+		const recent: string[] = [];
 		instance.start(port, (line) => {
+			recent.push(line.slice(0, 300));
+			if (recent.length > 30) recent.shift();
 			if (/formswtf|forms\.wtf/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
 		});
-		await instance.ownerSession(port);
+		await instance.ownerSession(port).catch((error: unknown) => {
+			throw new Error(`n8n did not come up on port ${port} (${firstLine(error)}); its last lines:\n${recent.join('\n')}`);
+		});
 		const signin = await fetch(`${base}/signin`);
 		const html = await signin.text();
 		check(
@@ -419,7 +443,7 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		check(
 			label('credential dialog, valid key: saved, and n8n says "Connection tested successfully"'),
 			/Connection tested successfully/.test(text) && (toast || !saved.closed),
-			`${text.trim()}${toast ? '; toast "Credential saved"' : ''}`,
+			`${text.trim().split('\n')[0].trim()}${toast ? '; toast "Credential saved"' : ''}`,
 		);
 		await ui.closeCredentialModal();
 	});
@@ -470,12 +494,45 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await ui.formById(feedback.id);
 		await ui.executeNode(ui.output.getByTestId('node-run-status-success'));
 		const count = await ui.itemCount();
-		const shown = await ui.output.getByTestId('ndv-data-container').innerText();
+		await ui.output.getByTestId('radio-button-table').click();
+		const data = ui.output.getByTestId('ndv-data-container');
+		await waitUntil(async () => (await data.innerText()).includes(newest.id), 10_000, 'the response in the table').catch(() => undefined);
+		const shown = await data.innerText();
 		await shots.take('trigger-test-event');
 		check(
 			label('trigger: Fetch Test Event shows one response, the newest'),
 			count === '1 item' && shown.includes(newest.id),
 			`${count}; newest ${newest.id} ${shown.includes(newest.id) ? 'shown' : 'not shown'}`,
+		);
+	});
+
+	await part(shots, 'trigger, options', async () => {
+		await ui.parameter('output').click();
+		const outputs = await ui.openOptionTexts();
+		await shots.take('trigger-output-options');
+		await page.keyboard.press('Escape');
+		check(
+			label('trigger: Output says that Simplified keys answers by label, and a rename changes the key'),
+			outputs.some((text) => text.startsWith('Simplified') && /Renaming a question/.test(text)),
+			outputs.map((text) => text.replace(/\s*\n\s*/g, ': ')).join(' | '),
+		);
+		await ui.byId('collection-parameter-add').click();
+		const options = await ui.openOptions();
+		await ui.page.getByRole('option').filter({ visible: true }).filter({ hasText: 'Existing Responses' }).first().click();
+		const backfill = ui.parameter('backfill');
+		await backfill.waitFor();
+		const input = {
+			type: await backfill.locator('input').first().getAttribute('type'),
+			value: await backfill.locator('input').first().inputValue(),
+			numeric: await backfill.getByTestId('input-number').or(backfill.locator('.el-input-number')).count(),
+			hint: await ui.byId('node-parameters').getByText(/^A number: 0 emits only/).first().isVisible(),
+		};
+		await shots.take('trigger-options');
+		check(
+			label('trigger: the options read as what they take (a number of existing responses, minutes, a choice)'),
+			options.includes('Existing Responses to Emit') && options.includes('Look-Back Window (Minutes)') &&
+				options.includes('Updated Responses') && input.value === '0' && input.numeric > 0 && input.hint,
+			`${options.join(', ')}; ${JSON.stringify(input)}`,
 		);
 		await ui.byId('ndv-close-button').click();
 	});
@@ -510,9 +567,11 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await ui.blur();
 		await ui.executeNode(ui.output.getByTestId('ndv-items-count').filter({ hasText: /^\s*5 items\s*$/ }));
 		const count = await ui.itemCount();
-		const rows = await ui.output.locator('table tbody tr').count();
+		await ui.output.getByTestId('radio-button-table').click();
+		const rows = ui.output.locator('table tbody tr');
+		await waitUntil(async () => (await rows.count()) > 0, 10_000, 'the table').catch(() => undefined);
 		await shots.take('get-many-responses-executed');
-		check(label('Get Many responses with Limit 5: Execute step shows 5 items'), count === '5 items' && rows === 5, `${count}, ${rows} rows`);
+		check(label('Get Many responses with Limit 5: Execute step shows 5 items'), count === '5 items' && (await rows.count()) === 5, `${count}, ${await rows.count()} rows in the table`);
 	});
 	if (!added) return;
 
