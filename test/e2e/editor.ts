@@ -13,8 +13,10 @@
  * changes do not break the test. The browser is Debian's `chromium`, driven by playwright-core;
  * it is installed with apt-get when missing (the machine runs as root).
  *
- * FORMSWTF_EDITOR_N8N picks the n8n version (default 2.41.1; n8n 1.x shows its own messages in
- * the credential dialog instead of ours, so there only the failure itself is checked).
+ * FORMSWTF_EDITOR_N8N picks another n8n 2.x version (default 2.41.1). The walk is written for
+ * the 2.x editor: n8n 1.123's node creator shows no descriptions in its search results, its
+ * Credential field has no "Connect to" button, and its credential dialog shows n8n's own messages
+ * instead of ours, so on 1.x the suite reports that it does not apply and stops.
  */
 import { execFile } from 'child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
@@ -301,6 +303,10 @@ async function part(shots: Screenshots, name: string, body: () => Promise<void>)
 export async function editorSuite({ tarball, harness }: EditorContext): Promise<void> {
 	const started = Date.now();
 	console.log(`\neditor, n8n ${VERSION}`);
+	if (Number(VERSION.split('.')[0]) < 2) {
+		check(label('the editor suite is written for the n8n 2.x editor'), false, 'set FORMSWTF_EDITOR_N8N to a 2.x version');
+		return;
+	}
 	const executablePath = await ensureChromium();
 	const instance = await N8nInstance.prepare(VERSION);
 	let browser: Browser | undefined;
@@ -411,7 +417,6 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		}
 		const keyType = await modal.getByTestId('parameter-input-apiKey').locator('input').getAttribute('type');
 		check(label('the API Key field is a password field'), keyType === 'password', `type=${keyType}`);
-		const own = Number(VERSION.split('.')[0]) >= 2;
 		const cases = [
 			['revoked key', harness.keys.revoked, harness.baseUrl, /invalid or has been revoked/],
 			['plan below Team', harness.keys.pro, harness.baseUrl, /needs the Team plan/],
@@ -424,7 +429,7 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			const failed = result.text.includes('Couldn’t connect with these settings');
 			check(
 				label(`credential dialog, ${name}: says what is wrong`),
-				!result.closed && failed && (!own || message.test(result.text)),
+				!result.closed && failed && message.test(result.text),
 				result.closed ? 'the dialog closed' : (result.text.split('Couldn’t connect with these settings')[1] ?? '').split('\n').filter(Boolean).slice(0, 3).join(' / '),
 			);
 		}
