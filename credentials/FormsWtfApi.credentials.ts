@@ -34,7 +34,7 @@ export class FormsWtfApi implements ICredentialType {
 			default: 'https://forms.wtf/api/v1',
 			required: true,
 			description:
-				'Leave as is for Forms.wtf. Change it only for another deployment or the local test harness (http://127.0.0.1:4010/api/v1).',
+				'Leave as is for Forms.wtf. Change it only for another Forms.wtf deployment; the address ends in /api/v1.',
 		},
 	];
 

@@ -19,7 +19,7 @@ const HARNESS_PORT = Number(process.env.FORMSWTF_HARNESS_PORT ?? 4010);
 const CREDENTIAL = { id: 'fwtfDevCredTeam01', name: 'Forms.wtf (local API)' };
 
 async function main(): Promise<void> {
-	console.log(`Preparing n8n ${VERSION} (installed once into ~/.cache/n8n-nodes-formswtf)…`);
+	console.log(`Preparing n8n ${VERSION} (installed once into ${process.env.FORMSWTF_N8N_CACHE ?? '~/.cache/n8n-nodes-formswtf'})…`);
 	const instance = await N8nInstance.prepare(VERSION);
 	const tarball = packPackage();
 	await instance.installPackage(tarball, 'n8n-nodes-formswtf');
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
 
 	instance.start(N8N_PORT, (line) => console.log(`[n8n] ${line}`));
 	console.log(`
-n8n editor:        http://localhost:${N8N_PORT}  (create the local owner account on first visit)
+n8n editor:        http://127.0.0.1:${N8N_PORT}  (create the local owner account on first visit)
 local Forms.wtf:   ${harness.baseUrl}  (key ${harness.keys.team}; credential "${CREDENTIAL.name}" is set up)
 control API:       ${harness.origin}/__harness  (e.g. POST /__harness/forms/${feedback.id}/responses {"count": 3})
 examples imported: ${examples.join(', ')}

@@ -13,7 +13,7 @@ export class FormsWtfTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ $parameter["watch"] === "allForms" ? "All forms" : "New response" }}',
-		description: 'Starts the workflow once for every new response to a Forms.wtf form',
+		description: 'Starts the workflow when new responses arrive on a Forms.wtf form, with one item per response',
 		defaults: { name: 'Forms.wtf Trigger' },
 		polling: true,
 		inputs: [],
@@ -44,13 +44,14 @@ export class FormsWtfTrigger implements INodeType {
 				default: {},
 				options: [
 					{
-						displayName: 'Emit Existing Responses',
+						displayName: 'Existing Responses to Emit',
 						name: 'backfill',
 						type: 'number',
 						typeOptions: { minValue: 0 },
 						default: 0,
+						hint: 'A number: 0 emits only responses that arrive after activation',
 						description:
-							'How many of the responses that exist when the workflow is activated to emit on the first poll, newest ones, oldest first. 0 emits only responses that arrive later.',
+							'On the first poll after activation, also emit this many of the newest responses that already existed (oldest first). 0 emits only responses that arrive later.',
 					},
 					{
 						displayName: 'Look-Back Window (Minutes)',

@@ -21,6 +21,9 @@ export interface CliResult {
 	stderr: string;
 }
 
+/** The owner account `ownerSession` creates; the editor test signs in with it. */
+export const OWNER = { email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: 'E2e-password-1' } as const;
+
 let brokerPort = 5679 + (process.pid % 200) * 3;
 
 /** Settings for `N8nInstance.start`: `n8n start` (the default) or `n8n worker` (queue mode). */
@@ -208,7 +211,11 @@ export class N8nInstance {
 		await stopProcess(child, signal);
 	}
 
-	/** Waits until the REST API of the started n8n answers, then creates the owner and logs in. */
+	/**
+	 * Waits until the REST API of the started n8n answers, then creates the owner and logs in.
+	 * The editor is served from the same moment: before it, n8n answers every path with a
+	 * "starting up" page and then, briefly, 404 ("Cannot GET /signin").
+	 */
 	async ownerSession(port: number): Promise<RestSession> {
 		const base = `http://127.0.0.1:${port}`;
 		const deadline = Date.now() + 120_000;
@@ -224,7 +231,7 @@ export class N8nInstance {
 		const setup = await fetch(`${base}/rest/owner/setup`, {
 			method: 'POST',
 			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: 'E2e-password-1' }),
+			body: JSON.stringify(OWNER),
 		});
 		if (!setup.ok) throw new Error(`owner setup failed: ${setup.status} ${await setup.text()}`);
 		return new RestSession(base, setup.headers.get('set-cookie')?.split(';')[0] ?? '');

@@ -17,6 +17,7 @@ import { join } from 'path';
 
 import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
+import { editorSuite } from './editor';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
 import { queueMode } from './queueMode';
@@ -150,6 +151,7 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 		},
 	},
 	{ name: 'queue', run: queueMode },
+	{ name: 'editor', run: editorSuite },
 ];
 
 async function main(): Promise<void> {

@@ -48,12 +48,12 @@ export const outputModeProperty: INodeProperties = {
 			name: 'Simplified',
 			value: 'simplified',
 			description:
-				'The response with its answers as one object keyed by question label, e.g. answers["Your name?"]',
+				'The response with its answers as one object keyed by question label, e.g. answers["Your name?"]. Renaming a question in Forms.wtf renames its key.',
 		},
 		{
 			name: 'Raw',
 			value: 'raw',
-			description: 'Exactly what the API sent, answers as a list',
+			description: 'Exactly what the API sent: answers as a list, each with its question ID, which a rename does not change',
 		},
 	],
 };

@@ -1,0 +1,629 @@
+/**
+ * The editor suite (`npm run test:editor`): what a no-code user sees and clicks in n8n's editor,
+ * in headless Chromium, against n8n 2.41.1 with the packed package installed as the Community
+ * Nodes panel installs it and the local Forms.wtf API behind it.
+ *
+ * One walk through the editor, as a person would take it: sign in, find the nodes in the node
+ * creator, create the credential (a revoked key, a plan below Team and a wrong Base URL first),
+ * pick a form, fetch test events from the trigger, then add the action node and execute its
+ * operations. Every screen is saved as a PNG in .tmp/editor-screenshots/ (git-ignored), so a
+ * person can look at it after a run.
+ *
+ * Selectors are n8n's own `data-test-id` attributes (those its Playwright suite uses), so layout
+ * changes do not break the test. The browser is Debian's `chromium`, driven by playwright-core;
+ * it is installed with apt-get when missing (the machine runs as root).
+ *
+ * FORMSWTF_EDITOR_N8N picks another n8n 2.x version (default 2.41.1). The walk is written for
+ * the 2.x editor: n8n 1.123's node creator shows no descriptions in its search results, its
+ * Credential field has no "Connect to" button, and its credential dialog shows n8n's own messages
+ * instead of ours, so on 1.x the suite reports that it does not apply and stops.
+ */
+import { execFile } from 'child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { createServer } from 'net';
+import type { AddressInfo } from 'net';
+import { join, resolve } from 'path';
+import { chromium, selectors } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { promisify } from 'util';
+
+// The ".js" keeps Node's resolver (under tsx) from picking the codex files `*.node.json`.
+import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
+import { FormsWtfTrigger } from '../../nodes/FormsWtfTrigger/FormsWtfTrigger.node.js';
+import type { RunningHarness } from '../harness';
+import { N8nInstance, OWNER } from './n8nInstance';
+import { check, log, waitUntil } from './report';
+
+const run = promisify(execFile);
+
+const PACKAGE = 'n8n-nodes-formswtf';
+const VERSION = process.env.FORMSWTF_EDITOR_N8N ?? '2.41.1';
+const CHROMIUM = process.env.FORMSWTF_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = resolve(__dirname, '..', '..', '.tmp', 'editor-screenshots');
+
+export interface EditorContext {
+	tarball: string;
+	harness: RunningHarness;
+}
+
+/** Debian's chromium, installed with apt-get when it is missing. */
+async function ensureChromium(): Promise<string> {
+	if (existsSync(CHROMIUM)) return CHROMIUM;
+	log(`no browser at ${CHROMIUM}: installing Debian's chromium with apt-get (a few minutes, once per machine)`);
+	await run('apt-get', ['update'], { maxBuffer: 64 * 1024 * 1024 });
+	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', 'chromium'], {
+		env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+		maxBuffer: 64 * 1024 * 1024,
+	});
+	if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but there is no ${CHROMIUM}`);
+	return CHROMIUM;
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+async function freePort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((done) => server.close(done));
+	return port;
+}
+
+/** Numbered screenshots of the whole window, in the order they were taken. */
+class Screenshots {
+	private count = 0;
+
+	constructor(
+		private readonly page: Page,
+		readonly dir: string,
+	) {
+		mkdirSync(dir, { recursive: true });
+		for (const file of readdirSync(dir)) if (file.endsWith('.png')) rmSync(join(dir, file));
+	}
+
+	async take(name: string): Promise<void> {
+		this.count++;
+		const file = `${String(this.count).padStart(2, '0')}-${name}.png`;
+		await this.page.screenshot({ path: join(this.dir, file), animations: 'disabled' });
+	}
+}
+
+/** A check's name in the report. */
+const label = (text: string) => `editor (n8n ${VERSION}): ${text}`;
+
+function firstLine(error: unknown): string {
+	const message = error instanceof Error ? error.message : String(error);
+	return message.split('\n').slice(0, 3).join(' ').slice(0, 400);
+}
+
+/** The forms' names as the picker lists them: the account's own forms, unpublished ones marked. */
+function pickerName(form: { title: string; published: boolean }): string {
+	return form.published ? form.title : `${form.title} (unpublished)`;
+}
+
+/** The export the node should produce, fetched straight from the local API. */
+async function expectedExport(harness: RunningHarness, formId: string): Promise<{ fileName: string; bytes: number }> {
+	const response = await fetch(`${harness.baseUrl}/forms/${encodeURIComponent(formId)}/export?format=csv`, {
+		headers: { Authorization: `Bearer ${harness.keys.team}` },
+	});
+	const disposition = response.headers.get('content-disposition') ?? '';
+	const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? `${formId}-responses.csv`;
+	return { fileName, bytes: (await response.arrayBuffer()).byteLength };
+}
+
+/** "715 kB" → bytes (n8n shows sizes in decimal units). */
+function parseSize(text: string): number | undefined {
+	const match = /([\d.]+)\s*(B|kB|KB|MB|GB)\b/.exec(text);
+	if (!match) return undefined;
+	const unit = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 }[match[2] as 'B' | 'kB' | 'KB' | 'MB' | 'GB'];
+	return Number(match[1]) * unit;
+}
+
+/** What the suite clicks: n8n's editor, found by its data-test-id attributes. */
+class Editor {
+	constructor(readonly page: Page) {}
+
+	byId(id: string): Locator {
+		return this.page.getByTestId(id);
+	}
+
+	get creator(): Locator {
+		return this.byId('node-creator');
+	}
+
+	creatorItem(text: string): Locator {
+		return this.creator.getByTestId('item-iterator-item').filter({ hasText: text }).first();
+	}
+
+	get credentialModal(): Locator {
+		return this.byId('editCredential-modal');
+	}
+
+	parameter(name: string): Locator {
+		return this.byId(`parameter-input-${name}`);
+	}
+
+	get formPicker(): Locator {
+		return this.byId('resource-locator-formId');
+	}
+
+	get output(): Locator {
+		return this.byId('output-panel');
+	}
+
+	async signIn(): Promise<void> {
+		await this.page.goto('/signin');
+		await this.byId('emailOrLdapLoginId').locator('input').fill(OWNER.email);
+		await this.byId('password').locator('input').fill(OWNER.password);
+		await this.byId('form-submit-button').click();
+		await this.page.waitForURL(/\/(home|workflows?)\b/);
+	}
+
+	async searchNodes(text: string): Promise<void> {
+		if (!(await this.creator.isVisible())) {
+			await this.byId('canvas-add-button').or(this.byId('node-creator-plus-button')).first().click();
+		}
+		await this.byId('node-creator-search-bar').fill(text);
+	}
+
+	/** Text of the items the node creator lists now (names and descriptions). */
+	async creatorItems(): Promise<string[]> {
+		return await this.creator.getByTestId('item-iterator-item').allInnerTexts();
+	}
+
+	/** The icons in the node creator: their sources, and whether each one loaded. */
+	async creatorIcons(): Promise<Array<{ src: string; loaded: boolean }>> {
+		return await this.creator
+			.locator('img')
+			.evaluateAll((images) =>
+				images.map((element) => {
+					// No DOM types in this project: an <img> is read through the two properties used.
+					const image = element as unknown as { complete: boolean; naturalWidth: number };
+					return { src: element.getAttribute('src') ?? '', loaded: image.complete && image.naturalWidth > 0 };
+				}),
+			);
+	}
+
+	/** The options of the open dropdown, each with its description when it shows one. */
+	async openOptionTexts(): Promise<string[]> {
+		const options = this.page.getByRole('option').filter({ visible: true });
+		await options.first().waitFor();
+		return await options.allInnerTexts();
+	}
+
+	/** The names of the options of the open dropdown (their first lines). */
+	async openOptions(): Promise<string[]> {
+		return (await this.openOptionTexts()).map((text) => text.split('\n')[0].trim());
+	}
+
+	async chooseOption(parameter: string, option: string): Promise<void> {
+		await this.parameter(parameter).click();
+		await this.page
+			.getByRole('option')
+			.filter({ visible: true })
+			.filter({ has: this.page.getByText(option, { exact: true }) })
+			.first()
+			.click();
+	}
+
+	async inputValue(parameter: string): Promise<string> {
+		return await this.parameter(parameter).locator('input').first().inputValue();
+	}
+
+	async switchOn(parameter: string): Promise<boolean> {
+		return (await this.parameter(parameter).locator('[role="switch"]').getAttribute('aria-checked')) === 'true';
+	}
+
+	/**
+	 * Leaves the focused field, so n8n takes its value. n8n hands a typed value on to the workflow
+	 * a moment later (debounced); a click on "Execute step" right away can run the old value.
+	 */
+	async blur(): Promise<void> {
+		await this.byId('node-parameters').click({ position: { x: 4, y: 4 } });
+		await this.page.waitForTimeout(500);
+	}
+
+	async pickerMode(mode: 'list' | 'id'): Promise<void> {
+		await this.formPicker.getByTestId('rlc-mode-selector').click();
+		await this.byId(`mode-${mode}`).filter({ visible: true }).click();
+	}
+
+	async openPickerList(): Promise<string[]> {
+		await this.formPicker.getByTestId('rlc-input').click();
+		await this.byId('rlc-item').first().waitFor();
+		return await this.byId('rlc-item').allInnerTexts();
+	}
+
+	async formById(id: string): Promise<void> {
+		await this.pickerMode('id');
+		await this.formPicker.getByTestId('rlc-input').fill(id);
+		await this.blur();
+	}
+
+	/**
+	 * Execute step / Fetch Test Event, then waits (30 s at most) until the output panel shows
+	 * `until`, what this run should show and the one before did not; the checks then read what
+	 * is there, so a run that shows something else fails its check with what it showed.
+	 */
+	async executeNode(until: Locator): Promise<void> {
+		await this.byId('node-execute-button').click();
+		await until.first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+	}
+
+	async itemCount(): Promise<string> {
+		return (await this.output.getByTestId('ndv-items-count').innerText()).trim();
+	}
+
+	/**
+	 * Save in the credential dialog; resolves with what the dialog says after n8n tested the
+	 * credential (the message behind "More details" included), or `closed` when n8n closed the
+	 * dialog itself, as it does once a new credential's test passes.
+	 */
+	async saveCredential(): Promise<{ closed: boolean; text: string }> {
+		const tested = this.page.waitForResponse((response) => response.url().includes('/rest/credentials/test'));
+		await this.credentialModal.getByTestId('credential-save-button').click();
+		await tested;
+		const modal = this.credentialModal;
+		const settled = modal
+			.getByTestId('credentials-config-container-test-success')
+			.or(modal.getByText('Couldn’t connect with these settings'));
+		await Promise.race([settled.first().waitFor({ state: 'visible' }), modal.waitFor({ state: 'detached' })]);
+		if (!(await modal.isVisible())) return { closed: true, text: '' };
+		const more = modal.getByText('More details');
+		if (await more.isVisible()) await more.click();
+		return { closed: false, text: await modal.innerText() };
+	}
+
+	async fillCredential(apiKey: string, baseUrl: string): Promise<void> {
+		await this.credentialModal.getByTestId('parameter-input-apiKey').locator('input').fill(apiKey);
+		await this.credentialModal.getByTestId('parameter-input-baseUrl').locator('input').fill(baseUrl);
+	}
+
+	async closeCredentialModal(): Promise<void> {
+		if (!(await this.credentialModal.isVisible())) return;
+		await this.credentialModal.locator('.el-dialog__headerbtn, .el-dialog__close').first().click();
+		await this.credentialModal.waitFor({ state: 'hidden' });
+	}
+}
+
+/**
+ * Runs one part of the walk; a part that throws is reported as a failed check (with a screenshot
+ * of where it stopped) and the walk goes on with the next part, unless `needed` says it cannot.
+ */
+async function part(shots: Screenshots, name: string, body: () => Promise<void>): Promise<boolean> {
+	try {
+		await body();
+		return true;
+	} catch (error) {
+		await shots.take(`failed-${name.replace(/\W+/g, '-').toLowerCase()}`).catch(() => undefined);
+		check(label(`${name} (stopped)`), false, firstLine(error));
+		return false;
+	}
+}
+
+export async function editorSuite({ tarball, harness }: EditorContext): Promise<void> {
+	const started = Date.now();
+	console.log(`\neditor, n8n ${VERSION}`);
+	if (Number(VERSION.split('.')[0]) < 2) {
+		check(label('the editor suite is written for the n8n 2.x editor'), false, 'set FORMSWTF_EDITOR_N8N to a 2.x version');
+		return;
+	}
+	const executablePath = await ensureChromium();
+	const instance = await N8nInstance.prepare(VERSION);
+	let browser: Browser | undefined;
+	try {
+		await instance.installPackage(tarball, PACKAGE);
+		// Other suites (and other checkouts) run n8n on this machine at the same time: ports that
+		// are free now, rather than ports derived from the process id.
+		const port = await freePort();
+		instance.env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+		const base = `http://127.0.0.1:${port}`;
+		const recent: string[] = [];
+		instance.start(port, (line) => {
+			recent.push(line.slice(0, 300));
+			if (recent.length > 30) recent.shift();
+			if (/formswtf|forms\.wtf/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
+		});
+		await instance.ownerSession(port).catch((error: unknown) => {
+			throw new Error(`n8n did not come up on port ${port} (${firstLine(error)}); its last lines:\n${recent.join('\n')}`);
+		});
+		const signin = await fetch(`${base}/signin`);
+		const html = await signin.text();
+		check(
+			label('the editor is served (GET /signin is the editor page, not the REST API alone)'),
+			signin.ok && (signin.headers.get('content-type') ?? '').includes('text/html') && /<script[^>]+src=/.test(html),
+			`${signin.status} ${signin.headers.get('content-type')}`,
+		);
+
+		selectors.setTestIdAttribute('data-test-id');
+		browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+		const context = await browser.newContext({ baseURL: base, viewport: { width: 1440, height: 900 } });
+		const page = await context.newPage();
+		page.setDefaultTimeout(20_000);
+		const ui = new Editor(page);
+		const shots = new Screenshots(page, SCREENSHOT_DIR);
+		log(`screenshots: ${SCREENSHOT_DIR}`);
+		await walk(ui, shots, harness);
+	} finally {
+		await browser?.close().catch(() => undefined);
+		await instance.dispose();
+		log(`editor suite took ${Math.round((Date.now() - started) / 1000)} s`);
+	}
+}
+
+async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Promise<void> {
+	const { page } = ui;
+	const signedIn = await part(shots, 'sign in', async () => {
+		await ui.signIn();
+		check(label('a person can sign in to the editor'), true, page.url());
+	});
+	if (!signedIn) return;
+
+	const forms = await harness.control.listForms();
+	const own = forms.filter((form) => form.owner === 'demo');
+	const feedback = await harness.control.form('feedback');
+	const empty = await harness.control.form('rsvp');
+
+	// The node creator: typing "forms" finds the package; its panel shows the trigger and actions.
+	const found = await part(shots, 'node creator', async () => {
+		await page.goto('/workflow/new');
+		await ui.searchNodes('forms');
+		await ui.creatorItem('Forms.wtf').waitFor();
+		const items = await ui.creatorItems();
+		const ours = items.find((item) => item.startsWith('Forms.wtf'));
+		const icons = await ui.creatorIcons();
+		const descriptions = [new FormsWtfTrigger().description.description, new FormsWtf().description.description];
+		const ownIcons = icons.filter((icon) => icon.src.includes(`/${PACKAGE}/`));
+		await shots.take('node-creator-search');
+		check(
+			label('typing "forms" in the node creator finds Forms.wtf, with its icon and description'),
+			ours !== undefined && ownIcons.length > 0 && ownIcons.every((icon) => icon.loaded) && descriptions.some((text) => ours.includes(text)),
+			`${JSON.stringify(ours)}; icons ${ownIcons.map((icon) => `${icon.src.split('/').slice(-2).join('/')}${icon.loaded ? '' : ' (not loaded)'}`).join(', ')}`,
+		);
+		await ui.creatorItem('Forms.wtf').click();
+		const actions = ui.creator.getByTestId('node-creator-category-item').filter({ hasText: 'Actions' });
+		await actions.waitFor();
+		if (!(await ui.creatorItem('Get many responses').isVisible())) await actions.click();
+		await ui.creatorItem('Get many responses').waitFor();
+		const listed = await ui.creatorItems();
+		const panelIcons = await ui.creatorIcons();
+		await shots.take('node-creator-actions');
+		const wanted = ['On new Forms.wtf event', 'Get a form', 'Get many forms', 'Export responses', 'Get many responses'];
+		check(
+			label('its panel shows the trigger and the 4 actions, each with the icon'),
+			wanted.every((name) => listed.includes(name)) &&
+				panelIcons.filter((icon) => icon.src.includes(`/${PACKAGE}/`) && icon.loaded).length >= wanted.length,
+			listed.join(' | '),
+		);
+		await ui.creatorItem('On new Forms.wtf event').click();
+	});
+	if (!found) return;
+
+	// The credential dialog, opened from the trigger's Credential field.
+	await part(shots, 'credential dialog', async () => {
+		const modal = ui.credentialModal;
+		const opened = await modal.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+		if (!opened) {
+			// n8n 2.x shows a "Connect to Forms.wtf" button while no credential of the type exists;
+			// with one, a select whose last item creates a new one.
+			const slot = ui.byId('node-credentials-slot');
+			const select = slot.getByTestId('node-credentials-select');
+			if (await select.isVisible()) {
+				await select.click();
+				await ui.byId('node-credentials-select-item-new').click();
+			} else {
+				await slot.getByRole('button', { name: /Forms\.wtf|credential/i }).first().click();
+			}
+			await modal.waitFor();
+		}
+		const keyType = await modal.getByTestId('parameter-input-apiKey').locator('input').getAttribute('type');
+		check(label('the API Key field is a password field'), keyType === 'password', `type=${keyType}`);
+		const cases = [
+			['revoked key', harness.keys.revoked, harness.baseUrl, /invalid or has been revoked/],
+			['plan below Team', harness.keys.pro, harness.baseUrl, /needs the Team plan/],
+			['Base URL without /api/v1', harness.keys.team, harness.origin, /should end in \/api\/v1/],
+		] as const;
+		for (const [name, key, baseUrl, message] of cases) {
+			await ui.fillCredential(key, baseUrl);
+			const result = await ui.saveCredential();
+			await shots.take(`credential-${name.replace(/\W+/g, '-')}`);
+			const failed = result.text.includes('Couldn’t connect with these settings');
+			check(
+				label(`credential dialog, ${name}: says what is wrong`),
+				!result.closed && failed && message.test(result.text),
+				result.closed ? 'the dialog closed' : (result.text.split('Couldn’t connect with these settings')[1] ?? '').split('\n').filter(Boolean).slice(0, 3).join(' / '),
+			);
+		}
+		await ui.fillCredential(harness.keys.team, harness.baseUrl);
+		const saved = await ui.saveCredential();
+		const toast = await page.getByText('Credential saved').first().isVisible();
+		if (saved.closed) {
+			// n8n closes the dialog of a new credential once its test passes: open it again.
+			await ui.byId('credential-edit-button').click();
+			await modal.waitFor();
+		}
+		const success = modal.getByTestId('credentials-config-container-test-success');
+		await success.waitFor();
+		const text = await success.innerText();
+		await shots.take('credential-valid-key');
+		check(
+			label('credential dialog, valid key: saved, and n8n says "Connection tested successfully"'),
+			/Connection tested successfully/.test(text) && (toast || !saved.closed),
+			`${text.trim().split('\n')[0].trim()}${toast ? '; toast "Credential saved"' : ''}`,
+		);
+		await ui.closeCredentialModal();
+	});
+
+	// The form picker and the trigger's Fetch Test Event.
+	await part(shots, 'form picker', async () => {
+		const listed = await ui.openPickerList();
+		await shots.take('form-picker-list');
+		const expected = own.map(pickerName).sort((a, b) => a.localeCompare(b));
+		const foreign = forms.filter((form) => form.owner !== 'demo').map((form) => form.title);
+		check(
+			label("form picker, From List: lists the account's forms"),
+			JSON.stringify(listed) === JSON.stringify(expected) && !listed.some((name) => foreign.some((title) => name.includes(title))),
+			listed.join(' | '),
+		);
+		await ui.byId('rlc-search').fill('feedback');
+		// While it searches, the list shows placeholders; then the forms that match.
+		await waitUntil(
+			async () => {
+				const count = await ui.byId('rlc-item').count();
+				return count > 0 && count < listed.length;
+			},
+			10_000,
+			'the list to narrow',
+		).catch(() => undefined);
+		const narrowed = await ui.byId('rlc-item').allInnerTexts();
+		await shots.take('form-picker-search');
+		check(label('form picker: search narrows the list'), JSON.stringify(narrowed) === JSON.stringify([feedback.title]), narrowed.join(' | '));
+		await ui.byId('rlc-item').filter({ hasText: feedback.title }).click();
+		const value = await ui.formPicker.getByTestId('rlc-input').inputValue();
+		check(label('form picker: picking a form shows its title'), value === feedback.title, value);
+	});
+
+	await part(shots, 'trigger, form without responses', async () => {
+		await ui.formById(empty.id);
+		await ui.executeNode(ui.output.getByTestId('node-error-message'));
+		const error = await ui.output.getByTestId('node-error-message').innerText();
+		await shots.take('trigger-no-responses');
+		check(
+			label('trigger: By ID takes an id; Fetch Test Event on a form without responses says so'),
+			/has no responses yet/.test(error),
+			error,
+		);
+	});
+
+	await part(shots, 'trigger, test event', async () => {
+		const [newest] = await harness.control.submitResponses(feedback.id, [{}]);
+		await ui.formById(feedback.id);
+		await ui.executeNode(ui.output.getByTestId('node-run-status-success'));
+		const count = await ui.itemCount();
+		await ui.output.getByTestId('radio-button-table').click();
+		const data = ui.output.getByTestId('ndv-data-container');
+		await waitUntil(async () => (await data.innerText()).includes(newest.id), 10_000, 'the response in the table').catch(() => undefined);
+		const shown = await data.innerText();
+		await shots.take('trigger-test-event');
+		check(
+			label('trigger: Fetch Test Event shows one response, the newest'),
+			count === '1 item' && shown.includes(newest.id),
+			`${count}; newest ${newest.id} ${shown.includes(newest.id) ? 'shown' : 'not shown'}`,
+		);
+	});
+
+	await part(shots, 'trigger, options', async () => {
+		await ui.parameter('output').click();
+		const outputs = await ui.openOptionTexts();
+		await shots.take('trigger-output-options');
+		await page.keyboard.press('Escape');
+		check(
+			label('trigger: Output says that Simplified keys answers by label, and a rename changes the key'),
+			outputs.some((text) => text.startsWith('Simplified') && /Renaming a question/.test(text)),
+			outputs.map((text) => text.replace(/\s*\n\s*/g, ': ')).join(' | '),
+		);
+		await ui.byId('collection-parameter-add').click();
+		const options = await ui.openOptions();
+		await ui.page.getByRole('option').filter({ visible: true }).filter({ hasText: 'Existing Responses' }).first().click();
+		const backfill = ui.parameter('backfill');
+		await backfill.waitFor();
+		const input = {
+			type: await backfill.locator('input').first().getAttribute('type'),
+			value: await backfill.locator('input').first().inputValue(),
+			numeric: await backfill.getByTestId('input-number').or(backfill.locator('.el-input-number')).count(),
+			hint: await ui.byId('node-parameters').getByText(/^A number: 0 emits only/).first().isVisible(),
+		};
+		await shots.take('trigger-options');
+		check(
+			label('trigger: the options read as what they take (a number of existing responses, minutes, a choice)'),
+			options.includes('Existing Responses to Emit') && options.includes('Look-Back Window (Minutes)') &&
+				options.includes('Updated Responses') && input.value === '0' && input.numeric > 0 && input.hint,
+			`${options.join(', ')}; ${JSON.stringify(input)}`,
+		);
+		await ui.byId('ndv-close-button').click();
+	});
+
+	// The action node, added after the trigger as a user adds it.
+	const added = await part(shots, 'action node, Get Many responses', async () => {
+		await ui.byId('canvas-handle-plus').first().click();
+		await ui.searchNodes('forms');
+		await ui.creatorItem('Forms.wtf').click();
+		await ui.creatorItem('Get many responses').click();
+		await ui.formPicker.waitFor();
+		const panel = {
+			resource: await ui.inputValue('resource'),
+			operation: await ui.inputValue('operation'),
+			returnAll: await ui.switchOn('returnAll'),
+			limit: await ui.inputValue('limit'),
+			output: await ui.inputValue('output'),
+		};
+		await ui.byId('collection-parameter-add').click();
+		const options = await ui.openOptions();
+		await page.keyboard.press('Escape');
+		await shots.take('get-many-responses-panel');
+		check(
+			label('Get Many responses: Form, Return All off, Limit 50, Output Simplified, options Offset and Since'),
+			panel.resource === 'Response' && panel.operation === 'Get Many' && !panel.returnAll && panel.limit === '50' &&
+				panel.output === 'Simplified' && options.includes('Offset') && options.includes('Since'),
+			`${JSON.stringify(panel)}; options ${options.join(', ')}`,
+		);
+		await ui.openPickerList();
+		await ui.byId('rlc-item').filter({ hasText: feedback.title }).click();
+		await ui.parameter('limit').locator('input').fill('5');
+		await ui.blur();
+		await ui.executeNode(ui.output.getByTestId('ndv-items-count').filter({ hasText: /^\s*5 items\s*$/ }));
+		const count = await ui.itemCount();
+		await ui.output.getByTestId('radio-button-table').click();
+		const rows = ui.output.locator('table tbody tr');
+		await waitUntil(async () => (await rows.count()) > 0, 10_000, 'the table').catch(() => undefined);
+		await shots.take('get-many-responses-executed');
+		check(label('Get Many responses with Limit 5: Execute step shows 5 items'), count === '5 items' && (await rows.count()) === 5, `${count}, ${await rows.count()} rows in the table`);
+	});
+	if (!added) return;
+
+	await part(shots, 'action node, Export', async () => {
+		await ui.chooseOption('operation', 'Export');
+		await ui.parameter('format').waitFor();
+		await ui.parameter('format').click();
+		const formats = await ui.openOptions();
+		await page.keyboard.press('Escape');
+		const field = ui.byId('parameter-item').filter({ has: ui.parameter('binaryPropertyName') });
+		const panel = {
+			format: await ui.inputValue('format'),
+			field: await ui.inputValue('binaryPropertyName'),
+			hint: await field.getByText('The name of the output binary field to put the file in').isVisible(),
+			formats,
+		};
+		await shots.take('export-panel');
+		check(
+			label('Export: Format CSV (or JSON, Merkle Tree), file in field "data", with its hint'),
+			panel.format === 'CSV' && panel.field === 'data' && panel.hint && ['CSV', 'JSON', 'Merkle Tree'].every((name) => panel.formats.includes(name)),
+			JSON.stringify(panel),
+		);
+		const expected = await expectedExport(harness, feedback.id);
+		await ui.executeNode(ui.output.getByTestId('ndv-binary-data_0').or(ui.output.getByTestId('radio-button-binary')));
+		const binary = ui.output.getByTestId('ndv-binary-data_0');
+		if (!(await binary.isVisible())) await ui.output.getByTestId('radio-button-binary').click();
+		const text = await binary.innerText();
+		const size = parseSize(/File Size:\s*(.+)/.exec(text)?.[1] ?? '');
+		await shots.take('export-executed');
+		check(
+			label('Export: Execute step shows the binary file with its name and size'),
+			text.includes(expected.fileName) && size !== undefined && Math.abs(size - expected.bytes) <= expected.bytes * 0.01,
+			`${text.replace(/\s*\n\s*/g, ' ')}; API sent ${expected.fileName}, ${expected.bytes} bytes`,
+		);
+	});
+
+	await part(shots, 'action node, Form operations', async () => {
+		await ui.chooseOption('resource', 'Form');
+		await ui.parameter('operation').waitFor();
+		const getMany = { operation: await ui.inputValue('operation'), picker: await ui.formPicker.isVisible() };
+		await ui.chooseOption('operation', 'Get');
+		await ui.formPicker.waitFor();
+		await shots.take('form-get-panel');
+		check(
+			label('Form: Get Many asks for nothing more, Get asks for the form'),
+			getMany.operation === 'Get Many' && !getMany.picker,
+			JSON.stringify(getMany),
+		);
+	});
+}
