@@ -9,6 +9,7 @@ import { handleApi, type ApiOutcome } from './api';
 import { CONTROL_PREFIX, handleControl, type ControlContext } from './control';
 import { parseTarget, queryObject, sendBody, sendError, type RequestTarget } from './http';
 import type { HarnessState } from './state';
+import { applyListingFault } from './listingFaults';
 import type { FaultKind, RequestLogEntry } from './types';
 
 /** Valid JSON up to the cut, then nothing: what a proxy truncating a body produces. */
@@ -72,6 +73,7 @@ async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerRe
 	const fault = state.faults.take(req.url ?? '/');
 	if (fault !== null) {
 		entry.fault = fault.kind;
+		if (applyListingFault(state, fault, target, res)) return;
 		if (applyFault(fault, req, res)) return;
 		if (fault.kind === 'delay') {
 			await sleep(fault.ms);
@@ -105,6 +107,8 @@ function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse)
 			req.socket.destroy();
 			return true;
 		case 'delay':
+		case 'listingWithout':
+		case 'jsonBody':
 			return false;
 	}
 }
