@@ -371,7 +371,7 @@ async function readExisting(
 			}
 			keepNewestExisting(false);
 		}
-		const read = { ...cursor, backfillOffset: offset };
+		const read: FormCursor = { ...cursor, backfillOffset: offset };
 		if (complete) delete read.backfillOffset;
 		state.forms[formId] = read;
 	}
