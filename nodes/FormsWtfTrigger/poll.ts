@@ -63,8 +63,20 @@ export const KEEP_UNLISTED_FORM_MS = 30 * DAY_MS;
  */
 export const SWEEP_POLLS = 10;
 export const MAX_SWEEP_READS = 10;
+/**
+ * Pages of responses one poll reads at most (besides the list of forms), so that a poll every
+ * minute leaves a third of the key's 60 requests per minute to other workflows, and a poll is
+ * never held up by the rate limit beyond its budget. What a poll does not read keeps its place
+ * (the form's cursor, `resumeOffset`, `backfillOffset`) and comes first on the next poll: a busy
+ * account or a large Emit Existing Responses is read over several polls, never skipped.
+ */
+export const MAX_PAGES_PER_POLL = 40;
+/** Sorts after every response id: a floor at a moment with this id keeps out all of that moment. */
+const LAST_ID = '\uffff';
 /** Growing windows of recent time in which "Fetch Test Event" looks for the newest response. */
-const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, 24 * HOUR_MS, 7 * 24 * HOUR_MS, 31 * 24 * HOUR_MS, 366 * 24 * HOUR_MS, undefined];
+const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
+/** Growing windows before activation in which Emit Existing Responses looks for the newest ones; undefined: all. */
+const EXISTING_WINDOWS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
 /** The lowest `since` there is: every response of the form. */
 const BEGINNING = new Date(0).toISOString();
 
@@ -79,12 +91,12 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 	const result = await unlessAlreadyPolling(triggerKey, 2 * (budgetMs ?? DEFAULT_POLL_BUDGET_MS), async () => {
 		const staticData = context.getWorkflowStaticData('node');
 		const state = readState(staticData, scope);
-		const deadline = budgetMs === undefined ? undefined : Date.now() + budgetMs * BUDGET_SHARE;
+		const allowance = new PollAllowance(budgetMs === undefined ? undefined : Date.now() + budgetMs * BUDGET_SHARE);
 		try {
 			const listing = await listWatchedForms(context, settings);
 			const { items, next } = state
-				? await pollOnce(context, settings, state, listing, deadline)
-				: await activate(context, settings, scope, listing, deadline);
+				? await pollOnce(context, settings, state, listing, allowance)
+				: await activate(context, settings, scope, listing, allowance);
 			delete next.failures;
 			writeState(staticData, next);
 			return items.length ? [items] : null;
@@ -179,7 +191,7 @@ async function activate(
 	settings: TriggerSettings,
 	scope: string,
 	listing: Listing,
-	deadline: number | undefined,
+	allowance: PollAllowance,
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
@@ -193,19 +205,47 @@ async function activate(
 
 	if (settings.backfill > 0) {
 		for (const form of forms) state.forms[form.id] = { ...startCursor, backfillOffset: 0 };
-		state.backfill = { limit: settings.backfill, forms: forms.map((form) => form.id), newest: [] };
-		return await pollOnce(context, settings, state, listing, deadline);
+		state.backfill = { limit: settings.backfill, forms: forms.map((form) => form.id), window: 0, newest: [] };
+		return await pollOnce(context, settings, state, listing, allowance);
 	}
 	for (const form of forms) {
+		if (form.responseCount === 0) {
+			state.forms[form.id] = { ...startCursor, ...listedAs(form, 0, settings) };
+			continue;
+		}
+		if (!allowance.mayRead()) {
+			// Read on a later poll; what it holds up to activation is existing, never emitted.
+			state.forms[form.id] = { ...startCursor, floor: { atMs: activatedAtMs, id: LAST_ID } };
+			continue;
+		}
 		const existing: HandledVersion[] = [];
-		if (form.responseCount !== 0) {
-			for await (const page of iterateResponses.call(context, { formId: form.id, since: startCursor.since })) {
-				for (const response of page) existing.push({ id: response.id, atMs: submittedAtMs(response, activatedAtMs) });
-			}
+		// The window of one form is read whole, however many pages: the cursor needs all of it.
+		const walk = iterateResponses.call(context, { formId: form.id, since: startCursor.since }, { onPage: allowance.onPage });
+		for await (const page of walk) {
+			for (const response of page) existing.push({ id: response.id, atMs: submittedAtMs(response, activatedAtMs) });
 		}
 		state.forms[form.id] = { ...advanceCursor(startCursor, existing, settings), ...listedAs(form, 0, settings) };
 	}
 	return { items: [], next: state };
+}
+
+/**
+ * What one poll may still read: always one page, so that a tight budget still makes progress;
+ * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL.
+ */
+class PollAllowance {
+	private pages = 0;
+
+	constructor(private readonly deadline: number | undefined) {}
+
+	mayRead(): boolean {
+		if (this.pages === 0) return true;
+		return this.pages < MAX_PAGES_PER_POLL && (this.deadline === undefined || Date.now() <= this.deadline);
+	}
+
+	readonly onPage = (): void => {
+		this.pages++;
+	};
 }
 
 /** All Forms: what the listing said about a form when its read began, and when that was. */
@@ -220,21 +260,18 @@ async function pollOnce(
 	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
-	deadline: number | undefined,
+	allowance: PollAllowance,
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
-	const pastDeadline = () => deadline !== undefined && Date.now() > deadline;
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
-	const reading = { pages: 0 };
 	if (next.backfill) {
-		await readExisting(context, next, listing, reading, pastDeadline);
+		await readExisting(context, next, listing, allowance);
 		if (next.backfill) return { items: [], next };
 	}
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
 	const fresh: Candidate[] = [];
 	for (const form of formsToRead(next, listing, settings)) {
-		// Every poll reads at least one page, so a tight budget still makes progress.
-		if (reading.pages > 0 && pastDeadline()) break;
+		if (!allowance.mayRead()) break;
 		// A form that appeared after activation: all of its responses are new.
 		const cursor = next.forms[form.id] ?? { since: new Date(state.activatedAtMs).toISOString(), seen: {} };
 		const handled: HandledVersion[] = [];
@@ -245,9 +282,9 @@ async function pollOnce(
 			{ formId: form.id, since: cursor.since },
 			{
 				startOffset: offset,
-				shouldStop: () => (pastDeadline() ? ((complete = false), true) : false),
+				shouldStop: () => (allowance.mayRead() ? false : ((complete = false), true)),
 				onPage: (page) => {
-					reading.pages++;
+					allowance.onPage();
 					offset += page.responses.length;
 				},
 			},
@@ -317,18 +354,20 @@ function keepUnlistedForms(state: TriggerState, listing: Listing): void {
 }
 
 /**
- * Emit Existing Responses: reads every existing response of the forms, page by page within
- * the poll budget and across as many polls as needed (each form goes on from its
- * `backfillOffset`), keeping the newest `limit`. When all are read, each form's cursor starts
- * at the oldest chosen response (its `floor`): the normal reading then emits the chosen ones
- * and everything newer, also what arrived meanwhile.
+ * Emit Existing Responses: finds the newest `limit` existing responses without reading every
+ * response of a large form. It reads the responses of a recent window of time (the last hour
+ * before activation, then a day, a week, a month, a year, then all) from every form, page by page
+ * within the poll budget and across as many polls as needed (each form goes on from its
+ * `backfillOffset`), keeping the newest `limit`. A window that holds `limit` of them holds the
+ * newest `limit` of all; a window that holds fewer gives way to the next, larger one. Then each
+ * form's cursor starts at the oldest chosen response (its `floor`): the normal reading emits the
+ * chosen ones and everything newer, also what arrived meanwhile.
  */
 async function readExisting(
 	context: IPollFunctions,
 	state: TriggerState,
 	listing: Listing,
-	reading: { pages: number },
-	pastDeadline: () => boolean,
+	allowance: PollAllowance,
 ): Promise<void> {
 	const progress = state.backfill;
 	if (!progress) return;
@@ -344,42 +383,54 @@ async function readExisting(
 		for (const entry of kept) newest.set(`${entry[0]}/${entry[1]}`, entry);
 	};
 
-	for (const formId of progress.forms) {
-		const cursor = state.forms[formId];
-		// A form the listing lacks right now is read when it is listed again (or forgotten).
-		if (cursor?.backfillOffset === undefined || !listed.has(formId)) continue;
-		if (reading.pages > 0 && pastDeadline()) break;
-		let offset = cursor.backfillOffset;
-		let complete = true;
-		const walk = iterateResponses.call(
-			context,
-			{ formId },
-			{
-				startOffset: offset,
-				shouldStop: () => (pastDeadline() ? ((complete = false), true) : false),
-				onPage: (page) => {
-					reading.pages++;
-					offset += page.responses.length;
-				},
-			},
-		);
-		for await (const page of walk) {
-			for (const response of page) {
-				const atMs = submittedAtMs(response, state.activatedAtMs);
-				// Responses after activation are new ones, emitted in any case.
-				if (atMs <= state.activatedAtMs) newest.set(`${formId}/${response.id}`, [formId, response.id, atMs]);
+	for (;;) {
+		const windowMs = EXISTING_WINDOWS_MS[progress.window];
+		const since = windowMs === undefined ? undefined : new Date(state.activatedAtMs - windowMs).toISOString();
+		for (const formId of [...progress.forms]) {
+			const cursor = state.forms[formId];
+			if (cursor?.backfillOffset === undefined) continue;
+			if (!listed.has(formId)) {
+				// Gone from the listing: its existing responses are left out, its new ones still count.
+				progress.forms = progress.forms.filter((id) => id !== formId);
+				state.forms[formId] = { since: cursor.since, seen: {}, floor: { atMs: state.activatedAtMs, id: LAST_ID } };
+				continue;
 			}
-			keepNewestExisting(false);
+			if (!allowance.mayRead()) break;
+			let offset = cursor.backfillOffset;
+			let complete = true;
+			const walk = iterateResponses.call(
+				context,
+				{ formId, since },
+				{
+					startOffset: offset,
+					shouldStop: () => (allowance.mayRead() ? false : ((complete = false), true)),
+					onPage: (page) => {
+						allowance.onPage();
+						offset += page.responses.length;
+					},
+				},
+			);
+			for await (const page of walk) {
+				for (const response of page) {
+					const atMs = submittedAtMs(response, state.activatedAtMs);
+					// Responses after activation are new ones, emitted in any case.
+					if (atMs <= state.activatedAtMs) newest.set(`${formId}/${response.id}`, [formId, response.id, atMs]);
+				}
+				keepNewestExisting(false);
+			}
+			const read: FormCursor = { ...cursor, backfillOffset: offset };
+			if (complete) delete read.backfillOffset;
+			state.forms[formId] = read;
 		}
-		const read: FormCursor = { ...cursor, backfillOffset: offset };
-		if (complete) delete read.backfillOffset;
-		state.forms[formId] = read;
+		keepNewestExisting(true);
+		progress.newest = [...newest.values()];
+		if (progress.forms.some((formId) => state.forms[formId]?.backfillOffset !== undefined)) return;
+		if (newest.size >= progress.limit || windowMs === undefined) break;
+		// Fewer than asked for in this window: read the next, larger one from its start.
+		progress.window++;
+		for (const formId of progress.forms) state.forms[formId] = { ...state.forms[formId], backfillOffset: 0 };
 	}
-	keepNewestExisting(true);
-	progress.newest = [...newest.values()];
 
-	const waiting = progress.forms.filter((formId) => state.forms[formId]?.backfillOffset !== undefined);
-	if (waiting.length) return;
 	const chosen = progress.newest.sort(oldestFirst);
 	const floor = chosen.length >= progress.limit ? { atMs: chosen[0][2], id: chosen[0][1] } : undefined;
 	for (const formId of progress.forms) {

@@ -24,14 +24,16 @@ export interface TriggerState {
 }
 
 /**
- * Emit Existing Responses reads every existing response to find the newest `limit` of them,
- * over as many polls as the poll budget needs. Only the newest `limit` (form, id, time) are
+ * Emit Existing Responses reads existing responses to find the newest `limit` of them, over as
+ * many polls as the poll budget needs. Only the newest `limit` (form, id, time) are
  * kept; the forms still to read carry `backfillOffset` in their cursor.
  */
 export interface BackfillProgress {
 	limit: number;
 	/** The forms whose existing responses count (those listed at activation). */
 	forms: string[];
+	/** Which window of time before activation is being read (see readExisting). */
+	window: number;
 	/** [formId, responseId, submittedAt ms] of the newest existing responses read so far. */
 	newest: Array<[string, string, number]>;
 }

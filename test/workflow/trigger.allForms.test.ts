@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
-import { SWEEP_POLLS } from '../../nodes/FormsWtfTrigger/poll';
+import { MAX_PAGES_PER_POLL, SWEEP_POLLS } from '../../nodes/FormsWtfTrigger/poll';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 
@@ -101,6 +101,34 @@ describe('Forms.wtf Trigger, All Forms', () => {
 		}
 		expect(emitted.map((item) => [item.id, item.submittedAt])).toEqual([[response.id, updated.submittedAt]]);
 		expect(polls).toBeLessThanOrEqual(2 * SWEEP_POLLS);
+	});
+});
+
+describe('Forms.wtf Trigger, the size of a poll', () => {
+	it('All Forms activation with its budget spent reads one form; existing responses of the others are never emitted, new ones are', async () => {
+		const demoForms = (await harness.control.listForms()).filter((form) => form.owner === 'demo' && form.responseCount > 0);
+		const trigger = new TriggerSession(harness, allForms);
+		const atActivation = await responseRequests(async () => expect((await trigger.poll({ pollBudgetMs: 1 })).items).toEqual([]));
+		expect(atActivation).toHaveLength(1);
+		const submitted = [];
+		for (const form of demoForms) submitted.push(await harness.control.submitResponse(form.id));
+		const emitted: IDataObject[] = [];
+		for (let poll = 0; poll < demoForms.length + 1; poll++) emitted.push(...(await trigger.poll({ pollBudgetMs: 1 })).items);
+		expect(ids(emitted).sort()).toEqual(ids(submitted).sort());
+	});
+
+	it(`reads at most ${MAX_PAGES_PER_POLL} pages in a poll; the next poll goes on where it stopped`, async () => {
+		const form = await harness.control.form('rsvp');
+		const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(form.id), options: {} });
+		await trigger.poll();
+		const submitted = await harness.control.submitBurst(form.id, MAX_PAGES_PER_POLL * 1000 + 500);
+		let first: IDataObject[] = [];
+		const pages = await responseRequests(async () => (first = (await trigger.poll()).items));
+		expect(pages).toHaveLength(MAX_PAGES_PER_POLL);
+		const rest = (await trigger.poll()).items;
+		const emitted = ids([...first, ...rest]);
+		expect(emitted.length).toBe(submitted.length);
+		expect(new Set(emitted).size).toBe(submitted.length);
 	});
 });
 
