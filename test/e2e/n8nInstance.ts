@@ -141,12 +141,16 @@ export class N8nInstance {
 		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
 	}
 
-	/** `n8n start` in the background, on a port of its own. */
-	start(port: number, log: (line: string) => void): void {
+	/**
+	 * `n8n start` in the background, on a port of its own, in a process group of its own (so that
+	 * `stop` reaches its task runner too). `env`: settings of this start (e.g. the durable scheduler).
+	 */
+	start(port: number, log: (line: string) => void, env: NodeJS.ProcessEnv = {}): void {
 		const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), ['start'], {
-			env: { ...this.env, N8N_PORT: String(port) },
+			env: { ...this.env, ...env, N8N_PORT: String(port) },
 			cwd: this.userFolder,
 			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
 		});
 		for (const stream of [child.stdout, child.stderr]) {
 			stream?.setEncoding('utf8');
@@ -177,16 +181,34 @@ export class N8nInstance {
 		return new RestSession(base, setup.headers.get('set-cookie')?.split(';')[0] ?? '');
 	}
 
-	/** Stops the n8n this instance started, by its PID, and removes the user folder. */
-	async dispose(): Promise<void> {
+	/**
+	 * Stops the n8n this instance started: SIGTERM (n8n shuts down) or SIGKILL (killed, as by the
+	 * OOM killer), sent to its process group by the group's id, and waits until it exited.
+	 */
+	async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
 		const child = this.server;
-		if (child && child.exitCode === null) {
-			const exited = new Promise((done) => child.once('exit', done));
-			child.kill('SIGTERM');
-			const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-			await exited;
-			clearTimeout(timer);
-		}
+		this.server = undefined;
+		if (!child || child.exitCode !== null || child.pid === undefined) return;
+		const group = child.pid;
+		const exited = new Promise((done) => child.once('exit', done));
+		const signalGroup = (sent: NodeJS.Signals) => {
+			try {
+				process.kill(-group, sent);
+			} catch {
+				// The group is gone already.
+			}
+		};
+		signalGroup(signal);
+		const timer = setTimeout(() => signalGroup('SIGKILL'), 20_000);
+		await exited;
+		clearTimeout(timer);
+		// What is left of the group (the task runner after a SIGKILL) goes too.
+		signalGroup('SIGKILL');
+	}
+
+	/** Stops the n8n this instance started and removes the user folder. */
+	async dispose(): Promise<void> {
+		await this.stop('SIGTERM');
 		rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }
@@ -211,6 +233,29 @@ export class RestSession {
 			body: JSON.stringify(body),
 		});
 		return (await response.json()) as { data?: Record<string, unknown> };
+	}
+
+	/**
+	 * Saves the workflow as the editor's Save button does (GET it, PATCH it back with its
+	 * versionId), with a changed name so that n8n has something to save. `publish`: then publish
+	 * it too, as n8n 2.x's Publish button does.
+	 */
+	async saveWorkflow(id: string, publish: boolean): Promise<{ saved: boolean; published?: boolean; detail: string }> {
+		const read = await fetch(`${this.base}/rest/workflows/${id}`, { headers: { cookie: this.cookie } });
+		const workflow = ((await read.json()) as { data?: Record<string, unknown> }).data ?? {};
+		const patched = await fetch(`${this.base}/rest/workflows/${id}`, {
+			method: 'PATCH',
+			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
+			body: JSON.stringify({ ...workflow, name: `${String(workflow.name)} (saved)` }),
+		});
+		const patchedBody = (await patched.json()) as { data?: Record<string, unknown>; message?: string };
+		if (!patched.ok || !publish) return { saved: patched.ok, detail: `PATCH ${patched.status} ${patchedBody.message ?? ''}` };
+		const published = await fetch(`${this.base}/rest/workflows/${id}/activate`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
+			body: JSON.stringify({ versionId: patchedBody.data?.versionId }),
+		});
+		return { saved: true, published: published.ok, detail: `PATCH ${patched.status}, activate ${published.status} ${published.ok ? '' : (await published.text()).slice(0, 200)}` };
 	}
 
 	/** Saves a credential and runs its test, as the editor does on Save. */

@@ -8,7 +8,9 @@
  * workflows activated under `n8n start`, responses submitted, and every response checked to
  * reach each stand-in exactly once. Ends with a line "N passed, N failed".
  *
- * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions.
+ * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions. FORMSWTF_E2E_ONLY=trigger-proofs runs only
+ * the trigger's exactly-once proofs (restarts, durable scheduler, a save during a poll, a list
+ * of forms without a form; test/e2e/triggerProofs.ts).
  */
 import { execFileSync } from 'child_process';
 import { parse } from 'csv-parse/sync';
@@ -23,8 +25,11 @@ import { N8nInstance } from './n8nInstance';
 import type { RawRunData } from './n8nInstance';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
+import { runTriggerProofs } from './triggerProofs';
 
 const VERSIONS = (process.env.FORMSWTF_E2E_N8N ?? '1.123.81,2.41.1').split(',').map((v) => v.trim()).filter(Boolean);
+/** `trigger-proofs`: only the trigger's proofs; otherwise every suite, the proofs included. */
+const ONLY = process.env.FORMSWTF_E2E_ONLY;
 const ROOT = resolve(__dirname, '..', '..');
 const PACKAGE = 'n8n-nodes-formswtf';
 const LARGE_FORM = 3_000;
@@ -238,7 +243,11 @@ async function main(): Promise<void> {
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
 	try {
-		for (const version of VERSIONS) await runVersion(version, tarball, harness);
+		for (const version of VERSIONS) {
+			if (ONLY !== 'trigger-proofs') await runVersion(version, tarball, harness);
+			console.log(`\nn8n ${version}: the trigger's exactly-once proofs`);
+			await runTriggerProofs({ version, tarball, harness, check, log });
+		}
 	} finally {
 		await harness.close();
 		rmSync(join(tarball, '..'), { recursive: true, force: true });

@@ -1,0 +1,191 @@
+/**
+ * The trigger's exactly-once in the n8n users run (`FORMSWTF_E2E_ONLY=trigger-proofs` runs only
+ * these): an All Forms trigger → a local sink, active under `n8n start`, through
+ * - n8n stopped (SIGTERM) and, separately, killed (SIGKILL) with responses submitted while down;
+ * - a list of forms that lacks a form for one poll;
+ * - the workflow saved through n8n's REST API while a poll is held in flight (a harness delay);
+ * once with n8n's default scheduler and, on n8n 2.x, once with its durable scheduler and durable
+ * poll cursors. Every response submitted must reach the sink exactly once.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RunningHarness } from '../harness';
+import { N8nInstance } from './n8nInstance';
+import { Sink } from './sink';
+
+const PACKAGE = 'n8n-nodes-formswtf';
+const CREDENTIAL = { id: 'fwtfE2eCredProof1', name: 'Forms.wtf (local, proofs)' };
+const WORKFLOW_ID = 'fwtfE2eProofAll1';
+/** n8n polls once a minute: a tick, a start of n8n, and the execution. */
+const DELIVERY_WAIT_MS = 200_000;
+/** How long the delay fault holds the poll, so that the save lands while it is in flight. */
+const HELD_POLL_MS = 30_000;
+
+const DURABLE_SCHEDULER_ENV: NodeJS.ProcessEnv = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+};
+
+export interface ProofContext {
+	version: string;
+	tarball: string;
+	harness: RunningHarness;
+	check: (name: string, ok: boolean, detail?: string) => void;
+	log: (message: string) => void;
+}
+
+function allFormsWorkflow(sinkUrl: string): IDataObject {
+	return {
+		id: WORKFLOW_ID,
+		name: 'Forms.wtf e2e: all forms, exactly once',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'proof-trigger',
+				name: 'Forms.wtf Trigger',
+				type: `${PACKAGE}.formsWtfTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, watch: 'allForms', options: {} },
+				credentials: { formsWtfApi: CREDENTIAL },
+			},
+			{
+				id: 'proof-sink',
+				name: 'Deliver',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [300, 0],
+				parameters: {
+					method: 'POST',
+					url: `${sinkUrl}/delivered`,
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify({ id: $json.id, formId: $json.formId }) }}',
+					options: {},
+				},
+			},
+		],
+		connections: { 'Forms.wtf Trigger': { main: [[{ node: 'Deliver', type: 'main', index: 0 }]] } },
+	};
+}
+
+export async function runTriggerProofs(context: ProofContext): Promise<void> {
+	const major = Number(context.version.split('.')[0]);
+	await proveSetup(context, 'default scheduler', {});
+	if (major >= 2) await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
+}
+
+async function proveSetup(context: ProofContext, setup: string, env: NodeJS.ProcessEnv): Promise<void> {
+	const { version, harness, check, log } = context;
+	const label = (what: string) => `${version}, ${setup}: ${what}`;
+	await harness.control.reset();
+	const instance = await N8nInstance.prepare(version);
+	const sink = new Sink();
+	const sinkUrl = await sink.start();
+	const port = 16678 + (process.pid % 1000);
+	const submitted: string[] = [];
+	const delivered = () => sink.on('/delivered').map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject).id));
+	const start = () =>
+		instance.start(
+			port,
+			(line) => {
+				if (/formswtf|forms\.wtf|discard|superseded|poll cursor/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
+			},
+			env,
+		);
+	const submit = async (fixture: string, count: number) => {
+		const form = await harness.control.form(fixture);
+		const responses = await harness.control.submitResponses(form.id, Array.from({ length: count }, () => ({})));
+		submitted.push(...responses.map((response) => response.id));
+	};
+	const waitForAll = async (what: string) => {
+		try {
+			await sink.waitFor('/delivered', submitted.length, DELIVERY_WAIT_MS);
+		} catch (error) {
+			log(`${what}: ${(error as Error).message}`);
+		}
+	};
+	const exactlyOnce = (what: string) => {
+		const ids = delivered();
+		const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+		const missing = submitted.filter((id) => !ids.includes(id));
+		check(label(what), twice.length === 0 && missing.length === 0, `${ids.length} delivered of ${submitted.length}; twice ${twice.length}, missing ${missing.length}`);
+	};
+
+	try {
+		await instance.installPackage(context.tarball, PACKAGE);
+		await instance.importJson('credentials', [
+			{ ...CREDENTIAL, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
+		]);
+		await instance.importJson('workflow', allFormsWorkflow(sinkUrl));
+		await instance.activate(WORKFLOW_ID);
+		await harness.control.clearRequestLog();
+		start();
+		const session = await instance.ownerSession(port);
+		await waitUntil(async () => (await listings(harness)).length >= 1, 120_000);
+		log(`${setup}: the trigger is active`);
+		await submit('bugs', 2);
+		await submit('research', 1);
+		await waitForAll('first delivery');
+		exactlyOnce('responses while n8n runs, each once');
+
+		for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+			await instance.stop(signal);
+			log(`${setup}: n8n stopped with ${signal}; submitting while it is down`);
+			await submit('bugs', 2);
+			await submit('feedback', 1);
+			start();
+			await waitForAll(`after ${signal}`);
+			exactlyOnce(`${signal}, responses submitted while n8n was down, each once after it started again`);
+		}
+
+		// A list of forms without "bugs" for one poll, then with it again.
+		const bugs = await harness.control.form('bugs');
+		await harness.control.clearRequestLog();
+		await harness.control.injectFault({ kind: 'listingWithout', formIds: [bugs.id] });
+		await waitUntil(async () => (await listings(harness)).some((entry) => entry.fault === 'listingWithout'), DELIVERY_WAIT_MS);
+		await submit('bugs', 1);
+		await waitForAll('after the listing without a form');
+		await waitForPolls(harness, 2);
+		exactlyOnce('a form missing from one list of forms, nothing emitted twice');
+
+		// The workflow saved (and on 2.x published) while a poll is held in flight.
+		await harness.control.clearRequestLog();
+		await harness.control.injectFault({ kind: 'delay', ms: HELD_POLL_MS, times: 1 });
+		await submit('research', 2);
+		await waitUntil(async () => (await listings(harness)).some((entry) => entry.fault === 'delay'), DELIVERY_WAIT_MS);
+		const saved = await session.saveWorkflow(WORKFLOW_ID, Number(version.split('.')[0]) >= 2);
+		log(`${setup}: workflow saved while the poll was held: ${saved.detail}`);
+		await waitForAll('after the save');
+		await waitForPolls(harness, 2);
+		exactlyOnce('the workflow saved while a poll was in flight: nothing lost, nothing twice');
+	} catch (error) {
+		check(label('end-to-end run'), false, (error as Error).stack ?? String(error));
+	} finally {
+		await instance.dispose();
+		await sink.close();
+	}
+}
+
+async function listings(harness: RunningHarness) {
+	return (await harness.control.requestLog()).filter((entry) => entry.path === '/api/v1/forms');
+}
+
+/** Waits until n8n has listed the forms `count` more times: polls that could emit twice have run. */
+async function waitForPolls(harness: RunningHarness, count: number): Promise<void> {
+	const before = (await listings(harness)).length;
+	await waitUntil(async () => (await listings(harness)).length >= before + count, DELIVERY_WAIT_MS);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (await condition()) return;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	throw new Error(`condition not met within ${timeoutMs} ms`);
+}
