@@ -99,10 +99,10 @@ export class N8nInstance {
 	}
 
 	/** Runs an n8n CLI command to its end. */
-	async cli(args: string[], timeoutMs = 180_000): Promise<CliResult> {
+	async cli(args: string[], timeoutMs = 180_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
 		try {
 			const { stdout, stderr } = await run(join(this.installDir, 'node_modules', '.bin', 'n8n'), args, {
-				env: this.env,
+				env: { ...this.env, ...env },
 				cwd: this.userFolder,
 				timeout: timeoutMs,
 				maxBuffer: 256 * 1024 * 1024,
@@ -134,10 +134,11 @@ export class N8nInstance {
 		}
 	}
 
-	async activate(workflowId: string): Promise<void> {
+	/** `env`: settings the later `n8n start` runs with (the CLI must see the same). */
+	async activate(workflowId: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
 		const args =
 			this.major >= 2 ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'];
-		const result = await this.cli(args);
+		const result = await this.cli(args, 180_000, env);
 		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
 	}
 

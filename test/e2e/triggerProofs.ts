@@ -7,6 +7,7 @@
  * once with n8n's default scheduler and, on n8n 2.x, once with its durable scheduler and durable
  * poll cursors. Every response submitted must reach the sink exactly once.
  */
+import { appendFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
@@ -73,10 +74,15 @@ function allFormsWorkflow(sinkUrl: string): IDataObject {
 	};
 }
 
+/**
+ * FORMSWTF_E2E_PROOF_SETUPS=default|durable runs one setup; FORMSWTF_E2E_N8N_LOG=<file> keeps
+ * n8n's whole output there (it is long: debug level).
+ */
 export async function runTriggerProofs(context: ProofContext): Promise<void> {
 	const major = Number(context.version.split('.')[0]);
-	await proveSetup(context, 'default scheduler', {});
-	if (major >= 2) await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
+	const setups = (process.env.FORMSWTF_E2E_PROOF_SETUPS ?? 'default,durable').split(',');
+	if (setups.includes('default')) await proveSetup(context, 'default scheduler', {});
+	if (major >= 2 && setups.includes('durable')) await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
 }
 
 async function proveSetup(context: ProofContext, setup: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -89,13 +95,17 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 	const port = 16678 + (process.pid % 1000);
 	const submitted: string[] = [];
 	const delivered = () => sink.on('/delivered').map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject).id));
+	let discardedPolls = 0;
+	// Debug level: n8n 2.x says so when it discards a poll's result ("… superseded workflow").
 	const start = () =>
 		instance.start(
 			port,
 			(line) => {
-				if (/formswtf|forms\.wtf|discard|superseded|poll cursor/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
+				if (process.env.FORMSWTF_E2E_N8N_LOG) appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
+				if (/Discarding in-flight poll result/i.test(line)) discardedPolls++;
+				if (/discard|superseded|poll cursor|Forms\.wtf Trigger: poll failed|There was a problem/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
 			},
-			env,
+			{ N8N_LOG_LEVEL: 'debug', ...env },
 		);
 	const submit = async (fixture: string, count: number) => {
 		const form = await harness.control.form(fixture);
@@ -122,12 +132,20 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 			{ ...CREDENTIAL, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
 		]);
 		await instance.importJson('workflow', allFormsWorkflow(sinkUrl));
-		await instance.activate(WORKFLOW_ID);
+		await instance.activate(WORKFLOW_ID, env);
 		await harness.control.clearRequestLog();
 		start();
 		const session = await instance.ownerSession(port);
 		await waitUntil(async () => (await listings(harness)).length >= 1, 120_000);
 		log(`${setup}: the trigger is active`);
+		if (setup.startsWith('durable')) {
+			// n8n 2.41's durable cursors keep nothing of the activation poll when it emits nothing
+			// (it commits no cursor), so the first scheduled poll activates the trigger again: what
+			// was submitted in between counts as existing. That gap is n8n's (see README, Limits);
+			// the proofs start once the trigger's state is in n8n's cursor.
+			await waitUntil(async () => (await listings(harness)).length >= 2, DELIVERY_WAIT_MS);
+			await waitForPolls(harness, 1);
+		}
 		await submit('bugs', 2);
 		await submit('research', 1);
 		await waitForAll('first delivery');
@@ -160,9 +178,11 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 		await waitUntil(async () => (await listings(harness)).some((entry) => entry.fault === 'delay'), DELIVERY_WAIT_MS);
 		const saved = await session.saveWorkflow(WORKFLOW_ID, Number(version.split('.')[0]) >= 2);
 		log(`${setup}: workflow saved while the poll was held: ${saved.detail}`);
+		const discardedBefore = discardedPolls;
 		await waitForAll('after the save');
 		await waitForPolls(harness, 2);
 		exactlyOnce('the workflow saved while a poll was in flight: nothing lost, nothing twice');
+		log(`${setup}: polls whose result n8n discarded after the save: ${discardedPolls - discardedBefore}`);
 	} catch (error) {
 		check(label('end-to-end run'), false, (error as Error).stack ?? String(error));
 	} finally {
