@@ -10,13 +10,25 @@ import type { IDataObject } from 'n8n-workflow';
 import { join } from 'path';
 
 import { HarnessControl } from '../test/harness';
-import { configureRunner, runWorkflow } from '../test/runner';
-import { formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
+import { activatePollTrigger, configureRunner, runWorkflow } from '../test/runner';
+import { credentialsFor, formById, nodeTypes, pollTrigger, runFormsWtf, triggerNode } from '../test/support/formsWtf';
 import { retryPolicy } from '../nodes/FormsWtf/transport/retry';
 import { bareDownload, bareReturnAll, closeBareAgent } from './lib/bare';
 import { useInMemoryDeduplication } from './lib/dedup';
+import { startManyFormsApi } from './lib/manyForms';
 import { loadN8nBase, type N8nBase } from './lib/n8nBase';
-import type { ChildReport, ExportJob, Job, Memory, PatternJob, ReturnAllJob, Step, Target, TriggerJob } from './lib/protocol';
+import type {
+	ChildReport,
+	ExportJob,
+	Job,
+	Memory,
+	PatternJob,
+	ReturnAllJob,
+	Step,
+	Target,
+	TriggerJob,
+	TriggerScaleJob,
+} from './lib/protocol';
 import {
 	DEDUPE_NODE,
 	headerAuthCredentials,
@@ -249,6 +261,61 @@ async function trigger(job: TriggerJob, control: HarnessControl): Promise<ChildR
 	return { steps, memory: sampler.stop() };
 }
 
+// ---------- trigger at scale ----------
+
+/**
+ * One activation per case, held as n8n holds it (one Workflow and poll context, polled again
+ * and again), so that each poll starts from what the last one left, as in n8n.
+ */
+async function triggerScale(job: TriggerScaleJob, control: HarnessControl): Promise<ChildReport> {
+	const steps: Step[] = [];
+	const activate = async (baseUrl: string, parameters: IDataObject, pollBudgetMs?: number) =>
+		(
+			await activatePollTrigger({
+				node: triggerNode(parameters),
+				nodeTypes,
+				credentials: credentialsFor(baseUrl, job.target.apiKey),
+				workflowId: `bench-scale-${process.pid}-${steps.length}`,
+				pollBudgetMs,
+			})
+		).trigger;
+	for (const count of job.formCounts) {
+		const api = await startManyFormsApi(job.target.baseUrl, count);
+		try {
+			const trigger = await activate(api.baseUrl, { watch: 'allForms', options: {} });
+			const poll = async (activation: boolean) => {
+				const tick = await trigger.tick({ activation });
+				return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
+			};
+			steps.push(await counted(control, `${count}:activate`, '/forms', () => poll(true)));
+			for (let i = 0; i < job.idlePolls; i++) steps.push(await counted(control, `${count}:idle`, '/forms', () => poll(false)));
+		} finally {
+			await api.close();
+		}
+	}
+	const { formId, backfill, pollBudgetMs, recentResponses } = job.existing;
+	const emitExisting = async (label: string) => {
+		const trigger = await activate(job.target.baseUrl, { watch: 'form', formId: formById(formId), options: { backfill } }, pollBudgetMs);
+		let emitted = 0;
+		for (let poll = 0; poll < 100 && emitted < backfill; poll++) {
+			const step = await counted(control, label, `/forms/${formId}/`, async () => {
+				const tick = await trigger.tick({ activation: poll === 0 });
+				return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
+			});
+			emitted += step.items ?? 0;
+			steps.push(step);
+		}
+	};
+	await emitExisting('existing:seeded');
+	const nowMs = Date.now();
+	await control.submitResponses(
+		formId,
+		Array.from({ length: recentResponses }, (_, i) => ({ submittedAt: new Date(nowMs - 60_000 - Math.floor((i / recentResponses) * 86_400_000)).toISOString() })),
+	);
+	await emitExisting('existing:recent');
+	return { steps, memory: new MemorySampler().stop() };
+}
+
 // ---------- Schedule → HTTP Request → Split Out → Remove Duplicates ----------
 
 async function pattern(job: PatternJob, control: HarnessControl): Promise<ChildReport> {
@@ -332,6 +399,8 @@ async function run(job: Job): Promise<ChildReport> {
 			return await returnAll(job, control);
 		case 'trigger':
 			return await trigger(job, control);
+		case 'triggerScale':
+			return await triggerScale(job, control);
 		case 'pattern':
 			return await pattern(job, control);
 		case 'export':

@@ -40,6 +40,22 @@ export interface TriggerJob {
 	quietPolls: number;
 }
 
+/**
+ * The trigger at scale: All Forms on accounts of `formCounts` forms (activation, then idle
+ * polls), and Emit Existing Responses on a large form under a poll budget.
+ */
+export interface TriggerScaleJob {
+	kind: 'triggerScale';
+	target: Target;
+	formCounts: number[];
+	idlePolls: number;
+	/**
+	 * Emit Existing Responses of this many on this form, each poll under `pollBudgetMs`: once as
+	 * seeded, then again after `recentResponses` were submitted over the last day.
+	 */
+	existing: { formId: string; backfill: number; pollBudgetMs: number; recentResponses: number };
+}
+
 export interface PatternJob {
 	kind: 'pattern';
 	target: Target;
@@ -60,7 +76,7 @@ export interface ExportJob {
 	scratchDir: string;
 }
 
-export type Job = ReturnAllJob | TriggerJob | PatternJob | ExportJob;
+export type Job = ReturnAllJob | TriggerJob | TriggerScaleJob | PatternJob | ExportJob;
 
 /** One timed operation inside a child. */
 export interface Step {

@@ -13,6 +13,14 @@ import { runChild } from '../lib/spawn';
 
 const SMALL = 1_000;
 const QUIET_POLLS = 30;
+/** All Forms accounts measured, and idle polls per account (past two sweep rounds, SWEEP_POLLS = 10). */
+const FORM_COUNTS = [1, 10, 100];
+const IDLE_POLLS = 40;
+/** n8n's durable scheduler gives a poll about 36 s (its default 45 s poll timeout). */
+const DURABLE_POLL_BUDGET_MS = 36_000;
+const EXISTING = 1_000;
+/** Responses submitted over the last day before the second Emit Existing Responses case (a form in use). */
+const RECENT = 2_000;
 const DAY_MS = 86_400_000;
 
 export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
@@ -26,6 +34,7 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 	const patternReports: Record<string, ChildReport | string> = {};
 	let smallId = '';
 	let largeId = '';
+	let scaleReport: ChildReport | undefined;
 	try {
 		largeId = (await harness.control.form('large')).id;
 		// The small form: the empty RSVP form given 1000 responses over the last 30 days, the newest
@@ -58,6 +67,22 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 			} catch (error) {
 				ctx.log(`  trigger #${r + 1}: child failed: ${String(error)}`);
 			}
+		}
+
+		ctx.log(`  All Forms on ${FORM_COUNTS.join(', ')} forms, ${IDLE_POLLS} idle polls each; Emit Existing Responses (${fmtNum(EXISTING)}) on ${fmtNum(large)} responses`);
+		try {
+			scaleReport = await runChild(
+				{
+					kind: 'triggerScale',
+					target,
+					formCounts: FORM_COUNTS,
+					idlePolls: IDLE_POLLS,
+					existing: { formId: largeId, backfill: EXISTING, pollBudgetMs: DURABLE_POLL_BUDGET_MS, recentResponses: RECENT },
+				},
+				ctx.child,
+			);
+		} catch (error) {
+			ctx.log(`    child failed: ${String(error)}`);
 		}
 
 		const base = loadN8nBase();
@@ -140,6 +165,67 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		},
 	);
 
+	// All Forms and Emit Existing Responses at scale.
+	if (scaleReport) {
+		const scaleSteps = (label: string) => (scaleReport as ChildReport).steps.filter((s) => s.label === label);
+		// The first polls after activation read the forms the activation left for later (at most
+		// MAX_PAGES_PER_POLL pages a poll) and the first sweep round; the second half is the steady state.
+		const steady = (count: number) => scaleSteps(`${count}:idle`).slice(IDLE_POLLS / 2);
+		const meanRequests = (steps: Step[]) => steps.reduce((a, s) => a + s.requests, 0) / Math.max(1, steps.length);
+		const rows = FORM_COUNTS.map((count) => {
+			const activation = scaleSteps(`${count}:activate`);
+			const idle = scaleSteps(`${count}:idle`);
+			const failed = [...activation, ...idle].filter((s) => !s.ok || (s.items ?? 0) > 0).length;
+			const mean = meanRequests(steady(count));
+			return [
+				`${count} form${count === 1 ? '' : 's'}`,
+				fmtNum(activation[0]?.requests ?? NaN),
+				fmtMs(activation[0]?.wallMs ?? NaN),
+				`${fmtNum(Math.max(...idle.slice(0, IDLE_POLLS / 2).map((s) => s.requests)))}`,
+				`${mean.toFixed(2)} (max ${fmtNum(Math.max(...steady(count).map((s) => s.requests)))})`,
+				(mean / count).toFixed(3),
+				fmtMs(Math.max(...[...activation, ...idle].map((s) => s.wallMs))),
+				failed ? `${failed} failed or emitted` : 'ok',
+			];
+		});
+		tables.push(
+			table(
+				['All Forms account', 'activation requests', 'activation time', `idle polls 1–${IDLE_POLLS / 2}: most requests`, `requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`, 'per form', 'longest poll', 'status'],
+				rows,
+			),
+		);
+		const existingCases = [
+			['existing:seeded', `${fmtNum(EXISTING)} of ${fmtNum(large)}, the newest over a year old`],
+			['existing:recent', `${fmtNum(EXISTING)} of ${fmtNum(large + RECENT)}, ${fmtNum(RECENT)} in the last day`],
+		] as const;
+		const existing = existingCases.flatMap(([label]) => scaleSteps(label));
+		const longest = Math.max(...existing.map((s) => s.wallMs));
+		tables.push(
+			table(
+				['Emit Existing Responses', 'polls until all emitted', 'items emitted', 'requests', 'longest poll', 'poll budget'],
+				existingCases.map(([label, name]) => {
+					const steps = scaleSteps(label);
+					return [name, fmtNum(steps.length), fmtNum(steps.reduce((a, s) => a + (s.items ?? 0), 0)), fmtNum(steps.reduce((a, s) => a + s.requests, 0)), fmtMs(Math.max(...steps.map((s) => s.wallMs))), fmtMs(DURABLE_POLL_BUDGET_MS)];
+				}),
+			),
+		);
+		const perForm100 = meanRequests(steady(100)) / 100;
+		verdicts.push(
+			{
+				part: '3 Trigger All Forms',
+				target: 'idle poll on 100 forms far below 1 request per form (≤ 0.2)',
+				measured: `${perForm100.toFixed(3)} per form`,
+				met: steady(100).length > 0 && perForm100 <= 0.2,
+			},
+			{
+				part: '3 Trigger Emit Existing',
+				target: `every poll within the ${fmtMs(DURABLE_POLL_BUDGET_MS)} budget`,
+				measured: `longest ${fmtMs(longest)} over ${existing.length} polls`,
+				met: existing.length > 0 && longest <= DURABLE_POLL_BUDGET_MS && existing.every((s) => s.ok),
+			},
+		);
+	}
+
 	// Pattern table.
 	const patternRows: string[][] = [];
 	for (const [label, size] of [
@@ -175,7 +261,7 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		tables,
 		verdicts,
 		notes,
-		data: { small: SMALL, large, triggerReports, patternReports },
+		data: { small: SMALL, large, triggerReports, patternReports, scaleReport },
 	};
 }
 

@@ -17,6 +17,21 @@ export interface FormCursor {
 	newestMs?: number;
 	/** Where a read cut short by the poll budget goes on; absent when the last read was complete. */
 	resumeOffset?: number;
+	/**
+	 * Emit Existing Responses: the oldest (time, id) to emit. Older responses the query returns
+	 * (the bound sits 1 ms before it, whether `since` is inclusive or not) are existing ones
+	 * that were not chosen. Dropped once `since` has moved past it.
+	 */
+	floor?: { atMs: number; id: string };
+	/** Emit Existing Responses: this form's existing responses are still being read, from here on. */
+	backfillOffset?: number;
+	/** All Forms: `responseCount` and `updatedAt` of the listing before this form's last complete read. */
+	listedCount?: number;
+	listedUpdatedAt?: string;
+	/** All Forms: the poll (state `rev`) of this form's last complete read. */
+	readAtRev?: number;
+	/** All Forms: since when (service clock, ms) the listing of forms lacks this form. */
+	unlistedSinceMs?: number;
 }
 
 export type UpdatedResponses = 'emit' | 'ignore';
@@ -37,6 +52,7 @@ export function submittedAtMs(response: FormResponse, fallbackMs: number): numbe
  * (when updates are emitted) an id whose `submittedAt` moved past the handled version.
  */
 export function isNewVersion(cursor: FormCursor, id: string, atMs: number, options: CursorOptions): boolean {
+	if (cursor.floor && compareOldestFirst({ atMs, id }, cursor.floor) < 0) return false;
 	const handled = cursor.seen[id];
 	if (handled === undefined) return true;
 	return options.updatedResponses === 'emit' && atMs > handled;
@@ -55,7 +71,10 @@ export function advanceCursor(cursor: FormCursor, handled: Iterable<HandledVersi
 	const { seen, newestMs } = mergeHandled(cursor, handled);
 	const currentSinceMs = Date.parse(cursor.since);
 	const sinceMs = newestMs === undefined ? currentSinceMs : Math.max(currentSinceMs, newestMs - options.lookBackMs);
-	return { since: new Date(sinceMs).toISOString(), seen: pruneSeen(seen, sinceMs), newestMs };
+	const next: FormCursor = { ...cursor, since: new Date(sinceMs).toISOString(), seen: pruneSeen(seen, sinceMs), newestMs };
+	delete next.resumeOffset;
+	if (next.floor && next.floor.atMs < sinceMs) delete next.floor;
+	return next;
 }
 
 /**
@@ -69,7 +88,7 @@ export function rememberHandled(
 	handled: Iterable<HandledVersion>,
 	resumeOffset: number,
 ): FormCursor {
-	return { since: cursor.since, ...mergeHandled(cursor, handled), resumeOffset };
+	return { ...cursor, ...mergeHandled(cursor, handled), resumeOffset };
 }
 
 export interface HandledVersion {

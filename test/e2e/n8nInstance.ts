@@ -133,12 +133,12 @@ export class N8nInstance {
 	 * large `--rawOutput` (megabytes of run data) was cut short now and then. Writes to a file are
 	 * synchronous.
 	 */
-	async cli(args: string[], timeoutMs = 180_000): Promise<CliResult> {
+	async cli(args: string[], timeoutMs = 180_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
 		const base = join(this.userFolder, `cli-${++this.cliRuns}`);
 		const [outFd, errFd] = [openSync(`${base}.out`, 'w'), openSync(`${base}.err`, 'w')];
 		try {
 			const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), args, {
-				env: this.env,
+				env: { ...this.env, ...env },
 				cwd: this.userFolder,
 				stdio: ['ignore', outFd, errFd],
 			});
@@ -180,10 +180,11 @@ export class N8nInstance {
 		return { ok: false, output: `n8n execute printed no readable run data (exit code ${result.code}; full output in ${file})\n${result.stderr.slice(-2000)}` };
 	}
 
-	async activate(workflowId: string): Promise<void> {
+	/** `env`: settings the later `n8n start` runs with (the CLI must see the same). */
+	async activate(workflowId: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
 		const args =
 			this.major >= 2 ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'];
-		const result = await this.cli(args);
+		const result = await this.cli(args, 180_000, env);
 		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
 	}
 
@@ -264,6 +265,29 @@ export class RestSession {
 			body: JSON.stringify(body),
 		});
 		return (await response.json()) as { data?: Record<string, unknown> };
+	}
+
+	/**
+	 * Saves the workflow as the editor's Save button does (GET it, PATCH it back with its
+	 * versionId), with a changed name so that n8n has something to save. `publish`: then publish
+	 * it too, as n8n 2.x's Publish button does.
+	 */
+	async saveWorkflow(id: string, publish: boolean): Promise<{ saved: boolean; published?: boolean; detail: string }> {
+		const read = await fetch(`${this.base}/rest/workflows/${id}`, { headers: { cookie: this.cookie } });
+		const workflow = ((await read.json()) as { data?: Record<string, unknown> }).data ?? {};
+		const patched = await fetch(`${this.base}/rest/workflows/${id}`, {
+			method: 'PATCH',
+			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
+			body: JSON.stringify({ ...workflow, name: `${String(workflow.name)} (saved)` }),
+		});
+		const patchedBody = (await patched.json()) as { data?: Record<string, unknown>; message?: string };
+		if (!patched.ok || !publish) return { saved: patched.ok, detail: `PATCH ${patched.status} ${patchedBody.message ?? ''}` };
+		const published = await fetch(`${this.base}/rest/workflows/${id}/activate`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
+			body: JSON.stringify({ versionId: patchedBody.data?.versionId }),
+		});
+		return { saved: true, published: published.ok, detail: `PATCH ${patched.status}, activate ${published.status} ${published.ok ? '' : (await published.text()).slice(0, 200)}` };
 	}
 
 	/** Saves a credential and runs its test, as the editor does on Save. */

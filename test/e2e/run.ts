@@ -24,6 +24,7 @@ import { queueMode } from './queueMode';
 import { check, log, report, waitUntil } from './report';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
+import { runTriggerProofs } from './triggerProofs';
 import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, PACKAGE } from './workflows';
 
 const VERSIONS = (process.env.FORMSWTF_E2E_N8N ?? '1.123.81,2.41.1').split(',').map((v) => v.trim()).filter(Boolean);
@@ -148,6 +149,15 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 		name: 'single',
 		run: async ({ tarball, harness }) => {
 			for (const version of VERSIONS) await runVersion(version, tarball, harness);
+		},
+	},
+	{
+		name: 'trigger',
+		run: async ({ tarball, harness }) => {
+			for (const version of VERSIONS) {
+				console.log(`\nn8n ${version}: the trigger's exactly-once proofs`);
+				await runTriggerProofs({ version, tarball, harness });
+			}
 		},
 	},
 	{ name: 'queue', run: queueMode },

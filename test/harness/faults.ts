@@ -76,7 +76,16 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 			return { kind: 'malformedJson', ...common };
 		case 'drop':
 			return { kind: 'drop', ...common };
+		// --- Listing faults (see listingFaults.ts) ---
+		case 'listingWithout':
+			if (!Array.isArray(o.formIds) || !o.formIds.every((id) => typeof id === 'string')) {
+				throw new HarnessInputError('formIds must be an array of form ids');
+			}
+			return { kind: 'listingWithout', formIds: o.formIds as string[], ...common };
+		case 'jsonBody':
+			if (!('body' in o)) throw new HarnessInputError('body is required');
+			return { kind: 'jsonBody', body: o.body, ...common };
 		default:
-			throw new HarnessInputError('kind must be one of status, delay, malformedJson, drop');
+			throw new HarnessInputError('kind must be one of status, delay, malformedJson, drop, listingWithout, jsonBody');
 	}
 }

@@ -10,6 +10,7 @@ import { CONTROL_PREFIX, handleControl, type ControlContext } from './control';
 import { parseTarget, queryObject, sendBody, sendError, type RequestTarget } from './http';
 import type { HarnessForm } from './data';
 import type { HarnessState } from './state';
+import { applyListingFault } from './listingFaults';
 import type { FaultKind, RequestLogEntry } from './types';
 
 /** Valid JSON up to the cut, then nothing: what a proxy truncating a body produces. */
@@ -73,6 +74,7 @@ async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerRe
 	const fault = state.faults.take(req.url ?? '/');
 	if (fault !== null) {
 		entry.fault = fault.kind;
+		if (applyListingFault(state, fault, target, res)) return;
 		if (applyFault(fault, req, res)) return;
 		if (fault.kind === 'delay') {
 			await sleep(fault.ms);
@@ -125,6 +127,8 @@ function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse)
 			req.socket.destroy();
 			return true;
 		case 'delay':
+		case 'listingWithout':
+		case 'jsonBody':
 			return false;
 	}
 }

@@ -212,7 +212,12 @@ export type FaultKind =
 	/** 200 with a JSON content type and a truncated JSON body. */
 	| { kind: 'malformedJson' }
 	/** Destroy the socket without sending anything. */
-	| { kind: 'drop' };
+	| { kind: 'drop' }
+	// --- Listing faults (the trigger's All Forms tests): see listingFaults.ts ---
+	/** The list of forms as usual, without these forms (other requests: handled normally). */
+	| { kind: 'listingWithout'; formIds: string[] }
+	/** 200 with this JSON body instead of the answer, e.g. a listing that is not `{ forms: [...] }`. */
+	| { kind: 'jsonBody'; body: unknown };
 
 export type FaultSpec = FaultKind & {
 	/** How many matching requests get the fault. Default 1. */

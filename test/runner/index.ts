@@ -8,8 +8,8 @@ import './env';
 
 export { runWorkflow, runnerStartNode, DEFAULT_WORKFLOW_ID } from './run-workflow';
 export type { RunWorkflowArgs, RunResult, RunnerWorkflow } from './run-workflow';
-export { runPoll } from './run-poll';
-export type { RunPollArgs, RunPollResult } from './run-poll';
+export { ActivePollTrigger, activatePollTrigger, runPoll } from './run-poll';
+export type { PollTickResult, RunPollArgs, RunPollResult } from './run-poll';
 export { RUNNER_START_NODE_TYPE, RunnerNodeTypeRegistry } from './node-types';
 export type { RunnerNodeTypes } from './node-types';
 export { RunnerCredentialsHelper } from './credentials';

@@ -47,6 +47,13 @@ export interface RunPollArgs {
 	 * error is returned in `error`, with the static data the next poll would start from.
 	 */
 	throwOnError?: boolean;
+	/**
+	 * The workflow is saved or re-published while the poll runs: n8n-core's
+	 * PollTriggerExecutor sees `isCurrent()` turn false after poll() returned and discards the
+	 * result ("Discarding in-flight poll result for superseded workflow"): nothing is emitted,
+	 * nothing saved, and the next poll runs on a new Workflow loaded from the stored static data.
+	 */
+	supersededWhileRunning?: boolean;
 }
 
 export interface RunPollResult {
@@ -142,36 +149,136 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 		}
 	}
 
-	let emitted: INodeExecutionData[][] | null = null;
-	let emitError: Error | undefined;
-	let saved = false;
-	const context = new PollContext(
-		workflow,
-		node,
-		additionalData,
-		'trigger',
-		args.activation ?? 'activate',
-		(data) => {
-			emitted = data;
-			// n8n's __emit: saveStaticData(workflow) writes only if a poll changed it.
-			saved = workflow.staticData.__dataChanged === true;
-		},
-		(error) => {
-			emitError = error;
-		},
-		// __commitCursor, __runPoll, resolveNodeStaticData: PollContext's defaults are what
-		// n8n does for a poll without a durable cursor (the real static data, nothing to commit).
-		undefined,
-		undefined,
-		undefined,
-		budget,
-	);
-	removeBudgetIfAsked(context, pollBudgetMs);
-	// A tick of the active workflow: not the activation poll (testingTrigger), which throws
-	// instead of reporting the error and never commits a cursor.
-	const executePoll = Container.get(PollTriggerExecutor).create(workflow, node, context, () => true);
-	await executePoll(false);
-	return finish({ items: emitted, ...(emitError && { error: emitError }) }, saved);
+	const activation = new ActivePollTrigger(workflow, node, additionalData, args);
+	const tick = await activation.tick({ supersededWhileRunning: args.supersededWhileRunning });
+	return finish({ items: tick.items, ...(tick.error && { error: tick.error }) }, tick.staticDataSaved);
+}
+
+export interface PollTickResult {
+	items: INodeExecutionData[][] | null;
+	error?: Error;
+	/** Whether n8n would have written static data to its database after this poll. */
+	staticDataSaved: boolean;
+}
+
+/**
+ * One activation of a poll trigger, as n8n 2.41's ActiveWorkflowTriggers holds it: ONE
+ * Workflow object and ONE PollContext for every poll until the workflow is deactivated, saved
+ * or n8n restarts (a restart or a save is a new ActivePollTrigger from the stored static
+ * data). `credentialsHelper.updateCredentials` edits the credential as the editor would.
+ */
+export class ActivePollTrigger {
+	/** What the current poll handed to n8n; filled in by n8n's __emit / __emitError. */
+	private readonly outcome: PollTickResult = { items: null, staticDataSaved: false };
+	private readonly context: PollContext;
+
+	constructor(
+		readonly workflow: Workflow,
+		private readonly node: INode,
+		additionalData: ReturnType<typeof buildAdditionalData>,
+		args: Pick<RunPollArgs, 'activation' | 'pollBudgetMs'>,
+	) {
+		const { pollBudgetMs } = args;
+		const budget = typeof pollBudgetMs === 'number' ? () => pollBudgetMs : undefined;
+		this.context = new PollContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			args.activation ?? 'activate',
+			(data) => {
+				// n8n's __emit: saveStaticData(workflow) writes only if a poll changed it.
+				Object.assign(this.outcome, { items: data, staticDataSaved: staticDataChanged(workflow) });
+			},
+			(error) => {
+				this.outcome.error = error;
+			},
+			// __commitCursor, __runPoll, resolveNodeStaticData: PollContext's defaults are what
+			// n8n does for a poll without a durable cursor (the real static data, nothing to commit).
+			undefined,
+			undefined,
+			undefined,
+			budget,
+		);
+		removeBudgetIfAsked(this.context, pollBudgetMs);
+	}
+
+	/**
+	 * One poll. `activation`: the poll n8n runs when it activates the workflow (and at every
+	 * start): its error is thrown, and n8n then saves the static data if it changed.
+	 * Otherwise a cron tick, optionally superseded by a save while it runs. `pollBudgetMs`:
+	 * this poll's budget, as for runPoll.
+	 */
+	async tick(
+		options: { activation?: boolean; supersededWhileRunning?: boolean; pollBudgetMs?: number | null } = {},
+	): Promise<PollTickResult> {
+		const defaultBudget = Object.getOwnPropertyDescriptor(this.context, 'getPollBudgetMs');
+		if (typeof options.pollBudgetMs === 'number') {
+			const pollBudgetMs = options.pollBudgetMs;
+			Object.defineProperty(this.context, 'getPollBudgetMs', { value: () => pollBudgetMs, configurable: true, writable: true });
+		}
+		removeBudgetIfAsked(this.context, options.pollBudgetMs);
+		try {
+			return await this.runTick(options);
+		} finally {
+			if (defaultBudget) Object.defineProperty(this.context, 'getPollBudgetMs', defaultBudget);
+		}
+	}
+
+	private async runTick(options: { activation?: boolean; supersededWhileRunning?: boolean }): Promise<PollTickResult> {
+		Object.assign(this.outcome, { items: null, error: undefined, staticDataSaved: false });
+		this.workflow.staticData.__dataChanged = false;
+		// PollTriggerExecutor asks isCurrent() before the poll and again once poll() returned.
+		let isCurrentAsked = 0;
+		const isCurrent = () => !options.supersededWhileRunning || isCurrentAsked++ === 0;
+		const executePoll = Container.get(PollTriggerExecutor).create(this.workflow, this.node, this.context, isCurrent);
+		if (options.activation) {
+			try {
+				await executePoll(true);
+			} catch (error) {
+				return { items: null, error: toError(error), staticDataSaved: false };
+			}
+			// ActiveWorkflowManager after the activation poll: saveStaticData if it changed.
+			if (staticDataChanged(this.workflow)) this.outcome.staticDataSaved = true;
+		} else {
+			await executePoll(false);
+		}
+		const { items, error, staticDataSaved } = this.outcome;
+		return { items, ...(error && { error }), staticDataSaved };
+	}
+
+	/** The workflow's static data as a JSON copy, as the database column would hold it. */
+	staticData(): IDataObject {
+		return persistedCopy(this.workflow.staticData);
+	}
+}
+
+/** Activates a poll trigger from the stored static data: a new Workflow and PollContext. */
+export async function activatePollTrigger(
+	args: Omit<RunPollArgs, 'mode' | 'throwOnError' | 'supersededWhileRunning'>,
+): Promise<{ trigger: ActivePollTrigger; credentialsHelper: RunnerCredentialsHelper }> {
+	await ensureRunnerReady();
+	const nodeTypes = new RunnerNodeTypeRegistry(args.nodeTypes);
+	const node = deepCopy(args.node);
+	const workflowId = args.workflowId ?? DEFAULT_WORKFLOW_ID;
+	const workflow = new Workflow({
+		id: workflowId,
+		name: 'Runner poll workflow',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: deepCopy(args.staticData ?? {}),
+		settings: args.settings,
+	});
+	const credentialsHelper = new RunnerCredentialsHelper(args.credentials ?? {}, nodeTypes);
+	const additionalData = buildAdditionalData({ credentialsHelper, executionId: undefined, workflowId });
+	return { trigger: new ActivePollTrigger(workflow, node, additionalData, args), credentialsHelper };
+}
+
+/** n8n's `__dataChanged` flag: set by the observable static data on any write. */
+function staticDataChanged(workflow: Workflow): boolean {
+	return workflow.staticData.__dataChanged === true;
 }
 
 /** `null` takes the method off the context, as on n8n < 2.41 where PollContext had none. */

@@ -49,6 +49,22 @@ describe('trigger cursor', () => {
 		expect(advanceCursor(next, [], options).resumeOffset).toBeUndefined();
 	});
 
+	it('emits nothing older than the floor of Emit Existing Responses, and drops the floor once since is past it', () => {
+		const cursor: FormCursor = { since: new Date(T0 - 1).toISOString(), seen: {}, floor: { atMs: T0, id: 'm' } };
+		expect(isNewVersion(cursor, 'z', T0 - 1, options)).toBe(false); // returned by an inclusive since
+		expect(isNewVersion(cursor, 'a', T0, options)).toBe(false); // same millisecond, not chosen
+		expect(isNewVersion(cursor, 'm', T0, options)).toBe(true);
+		expect(isNewVersion(cursor, 'n', T0, options)).toBe(true);
+		expect(advanceCursor(cursor, [{ id: 'm', atMs: T0 }], options).floor).toEqual({ atMs: T0, id: 'm' });
+		expect(advanceCursor(cursor, [{ id: 'x', atMs: T0 + 200_000 }], options).floor).toBeUndefined();
+	});
+
+	it('keeps what else the cursor carries (All Forms listing, unlisted since) when it moves', () => {
+		const cursor: FormCursor = { since: new Date(T0).toISOString(), seen: {}, listedCount: 3, unlistedSinceMs: T0 };
+		expect(advanceCursor(cursor, [{ id: 'a', atMs: T0 + 1 }], options)).toMatchObject({ listedCount: 3, unlistedSinceMs: T0 });
+		expect(rememberHandled(cursor, [], 5)).toMatchObject({ listedCount: 3, resumeOffset: 5 });
+	});
+
 	it('orders oldest first with ties broken by id', () => {
 		const list = [
 			{ id: 'b', atMs: 2 },

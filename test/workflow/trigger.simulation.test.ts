@@ -1,7 +1,8 @@
 /**
  * A seeded randomized run of the trigger against the harness: submissions at random moments,
  * same-millisecond bursts, late-visible responses inside the look-back window, updates,
- * injected faults, polls cut short by the budget and polls started together, under both
+ * injected faults, polls cut short by the budget, polls started together, polls n8n discards
+ * and restarts (a new Workflow from the stored static data each time), under both
  * `since` modes and both orders. It then checks exactly-once over every response submitted
  * after activation. A failing run names its seed; FORMSWTF_SIM_SEED=<seed> runs that one alone.
  */
@@ -90,10 +91,13 @@ describe('Forms.wtf Trigger, randomized', () => {
 				track(await harness.control.submitBurst(form.id, 1000 + Math.floor(random() * 1200)));
 			} else if (action < 0.8) {
 				await poll({ pollBudgetMs: 1 });
-			} else if (action < 0.87) {
-				const stored = structuredClone(trigger.staticData);
-				const [a, b] = await Promise.all([trigger.poll({ staticData: structuredClone(stored) }), trigger.poll({ staticData: structuredClone(stored) })]);
-				emitted.push(...a.items, ...b.items);
+			} else if (action < 0.84) {
+				for (const outcome of await trigger.pollTogether()) emitted.push(...outcome.items);
+			} else if (action < 0.88) {
+				// Saved while it ran: n8n drops the result and loads the workflow from the database.
+				emitted.push(...(await trigger.poll({ discarded: true })).items);
+			} else if (action < 0.9) {
+				trigger.restart();
 			} else {
 				await poll();
 			}

@@ -1,11 +1,18 @@
 /**
- * One active Forms.wtf Trigger, polled through n8n-core's real poll machinery, with its static
- * data carried from poll to poll as n8n keeps it.
+ * One Forms.wtf Trigger in an active workflow, polled through n8n-core's real poll machinery
+ * the way n8n 2.41 keeps its static data:
+ * - an activation is ONE Workflow object and ONE poll context for all its polls; a poll that
+ *   returns null or fails leaves its changes in that object, unsaved;
+ * - the database copy is written by the activation poll and by every poll that emits;
+ * - a restart, and a save of the workflow while a poll runs (the poll's result is discarded),
+ *   start a NEW activation from the database copy.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
-import { pollTrigger } from '../support/formsWtf';
+import type { ActivePollTrigger, RunnerCredentialsHelper } from '../runner';
+import { activatePollTrigger } from '../runner';
+import { credentialsFor, nodeTypes, pollTrigger, triggerNode } from '../support/formsWtf';
 
 let sessions = 0;
 
@@ -14,40 +21,105 @@ export interface PollOutcome {
 	error?: Error;
 }
 
+interface Activation {
+	trigger: ActivePollTrigger;
+	credentialsHelper: RunnerCredentialsHelper;
+	/** The first poll of an activation (and of every start of n8n) is n8n's activation poll. */
+	polled: boolean;
+}
+
 export class TriggerSession {
-	staticData: IDataObject = {};
+	/** What n8n's database holds for the workflow's static data. */
+	storedStaticData: IDataObject = {};
 	readonly workflowId: string;
+	private activation?: Activation;
+	private credential: { baseUrl: string; apiKey: string };
 
 	constructor(
-		private readonly harness: RunningHarness,
+		harness: RunningHarness,
 		private readonly parameters: IDataObject,
-		private readonly apiKey: string = harness.keys.team,
+		apiKey: string = harness.keys.team,
 	) {
-		// Each session is its own workflow, so the trigger's per-workflow memory never leaks between tests.
 		this.workflowId = `wf-trigger-${process.pid}-${++sessions}`;
+		this.credential = { baseUrl: harness.baseUrl, apiKey };
 	}
 
-	/** One scheduled poll; the state it leaves becomes the state of the next. */
-	async poll(options: { pollBudgetMs?: number | null; staticData?: IDataObject } = {}): Promise<PollOutcome> {
-		const result = await pollTrigger({
-			baseUrl: this.harness.baseUrl,
-			apiKey: this.apiKey,
-			parameters: this.parameters,
-			mode: 'trigger',
-			workflowId: this.workflowId,
-			staticData: options.staticData ?? this.staticData,
+	/** The static data the next poll starts from: the active Workflow's, else the stored one. */
+	get staticData(): IDataObject {
+		return this.activation ? this.activation.trigger.staticData() : this.storedStaticData;
+	}
+
+	/** Replaces the stored static data and restarts (a test that brings its own state). */
+	set staticData(data: IDataObject) {
+		this.storedStaticData = structuredClone(data);
+		this.restart();
+	}
+
+	/**
+	 * One poll of the active workflow. `discarded`: the workflow is saved while the poll runs,
+	 * so n8n drops its result and loads the workflow again from the database. `staticData`: a
+	 * one-off poll of a separate Workflow loaded from that data, which the session does not keep.
+	 */
+	async poll(
+		options: { pollBudgetMs?: number | null; staticData?: IDataObject; discarded?: boolean } = {},
+	): Promise<PollOutcome> {
+		if (options.staticData !== undefined) {
+			const result = await pollTrigger({
+				baseUrl: this.credential.baseUrl,
+				apiKey: this.credential.apiKey,
+				parameters: this.parameters,
+				mode: 'trigger',
+				workflowId: this.workflowId,
+				staticData: options.staticData,
+				pollBudgetMs: options.pollBudgetMs,
+				throwOnError: false,
+			});
+			return { items: (result.items?.[0] ?? []).map((item) => item.json), error: result.error };
+		}
+		const activation = await this.activeTrigger();
+		const isActivationPoll = !activation.polled;
+		const tick = await activation.trigger.tick({
+			activation: isActivationPoll,
+			supersededWhileRunning: options.discarded,
 			pollBudgetMs: options.pollBudgetMs,
-			throwOnError: false,
 		});
-		if (options.staticData === undefined) this.staticData = result.staticData;
-		return { items: (result.items?.[0] ?? []).map((item) => item.json), error: result.error };
+		activation.polled = true;
+		if (isActivationPoll && tick.error) this.activation = undefined; // activation failed: nothing stays active
+		if (tick.staticDataSaved) this.storedStaticData = activation.trigger.staticData();
+		if (options.discarded) this.restart();
+		return { items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error };
+	}
+
+	/**
+	 * Two polls of the active workflow at once (n8n starts a tick whether or not the last one
+	 * finished): both in the same Workflow object.
+	 */
+	async pollTogether(): Promise<PollOutcome[]> {
+		const activation = await this.activeTrigger();
+		activation.polled = true;
+		const ticks = await Promise.all([activation.trigger.tick(), activation.trigger.tick()]);
+		if (ticks.some((tick) => tick.staticDataSaved)) this.storedStaticData = activation.trigger.staticData();
+		return ticks.map((tick) => ({ items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error }));
+	}
+
+	/** n8n stops (or is killed) and starts again: the next poll loads the stored static data. */
+	restart(): void {
+		this.activation = undefined;
+	}
+
+	/** The user edits the credential while the workflow is active (n8n keeps the activation). */
+	async editCredential(change: { baseUrl?: string; apiKey?: string }): Promise<void> {
+		this.credential = { ...this.credential, ...change };
+		if (!this.activation) return;
+		const { formsWtfApi } = credentialsFor(this.credential.baseUrl, this.credential.apiKey);
+		await this.activation.credentialsHelper.updateCredentials({ id: '1', name: 'Forms.wtf account' }, 'formsWtfApi', formsWtfApi.data);
 	}
 
 	/** "Fetch Test Event" in the editor. */
 	async fetchTestEvent(): Promise<PollOutcome> {
 		const result = await pollTrigger({
-			baseUrl: this.harness.baseUrl,
-			apiKey: this.apiKey,
+			baseUrl: this.credential.baseUrl,
+			apiKey: this.credential.apiKey,
 			parameters: this.parameters,
 			mode: 'manual',
 			workflowId: this.workflowId,
@@ -55,5 +127,19 @@ export class TriggerSession {
 			throwOnError: false,
 		});
 		return { items: (result.items?.[0] ?? []).map((item) => item.json), error: result.error };
+	}
+
+	private async activeTrigger(): Promise<Activation> {
+		if (!this.activation) {
+			const { trigger, credentialsHelper } = await activatePollTrigger({
+				node: triggerNode(this.parameters),
+				nodeTypes,
+				credentials: credentialsFor(this.credential.baseUrl, this.credential.apiKey),
+				workflowId: this.workflowId,
+				staticData: this.storedStaticData,
+			});
+			this.activation = { trigger, credentialsHelper, polled: false };
+		}
+		return this.activation;
 	}
 }
