@@ -7,6 +7,7 @@ import { getFormId } from '../FormsWtf/helpers/parameters';
 import { apiRequest, serviceTimeMs } from '../FormsWtf/transport';
 import { asNodeError, errorForMalformedBody, isTransientError } from '../FormsWtf/transport/errors';
 import { getResponsesPage, iterateResponses, MAX_PAGE_SIZE } from '../FormsWtf/transport/paging';
+import type { ResponsesQuery } from '../FormsWtf/transport/paging';
 import type { FormResponse } from '../FormsWtf/transport/types';
 import type { CursorOptions, FormCursor, HandledVersion, UpdatedResponses } from './cursor';
 import { advanceCursor, compareOldestFirst, isNewVersion, rememberHandled, submittedAtMs } from './cursor';
@@ -246,6 +247,27 @@ class PollAllowance {
 	readonly onPage = (): void => {
 		this.pages++;
 	};
+
+	/**
+	 * Reads a form's responses from `startOffset` while the allowance lasts. `read.offset` is
+	 * where the next read goes on, `read.complete` false when the allowance cut the walk short.
+	 */
+	walk(context: IPollFunctions, query: ResponsesQuery, startOffset: number) {
+		const read = { offset: startOffset, complete: true };
+		const pages = iterateResponses.call(context, query, {
+			startOffset,
+			shouldStop: () => {
+				if (this.mayRead()) return false;
+				read.complete = false;
+				return true;
+			},
+			onPage: (page) => {
+				this.onPage();
+				read.offset += page.responses.length;
+			},
+		});
+		return { pages, read };
+	}
 }
 
 /** All Forms: what the listing said about a form when its read began, and when that was. */
@@ -275,21 +297,8 @@ async function pollOnce(
 		// A form that appeared after activation: all of its responses are new.
 		const cursor = next.forms[form.id] ?? { since: new Date(state.activatedAtMs).toISOString(), seen: {} };
 		const handled: HandledVersion[] = [];
-		let offset = cursor.resumeOffset ?? 0;
-		let complete = true;
-		const walk = iterateResponses.call(
-			context,
-			{ formId: form.id, since: cursor.since },
-			{
-				startOffset: offset,
-				shouldStop: () => (allowance.mayRead() ? false : ((complete = false), true)),
-				onPage: (page) => {
-					allowance.onPage();
-					offset += page.responses.length;
-				},
-			},
-		);
-		for await (const page of walk) {
+		const { pages, read } = allowance.walk(context, { formId: form.id, since: cursor.since }, cursor.resumeOffset ?? 0);
+		for await (const page of pages) {
 			for (const response of page) {
 				const atMs = submittedAtMs(response, Date.parse(cursor.since));
 				handled.push({ id: response.id, atMs });
@@ -298,9 +307,9 @@ async function pollOnce(
 				}
 			}
 		}
-		next.forms[form.id] = complete
+		next.forms[form.id] = read.complete
 			? { ...advanceCursor(cursor, handled, settings), ...listedAs(form, next.rev, settings) }
-			: rememberHandled(cursor, handled, offset);
+			: rememberHandled(cursor, handled, read.offset);
 	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next };
@@ -396,21 +405,8 @@ async function readExisting(
 				continue;
 			}
 			if (!allowance.mayRead()) break;
-			let offset = cursor.backfillOffset;
-			let complete = true;
-			const walk = iterateResponses.call(
-				context,
-				{ formId, since },
-				{
-					startOffset: offset,
-					shouldStop: () => (allowance.mayRead() ? false : ((complete = false), true)),
-					onPage: (page) => {
-						allowance.onPage();
-						offset += page.responses.length;
-					},
-				},
-			);
-			for await (const page of walk) {
+			const { pages, read } = allowance.walk(context, { formId, since }, cursor.backfillOffset);
+			for await (const page of pages) {
 				for (const response of page) {
 					const atMs = submittedAtMs(response, state.activatedAtMs);
 					// Responses after activation are new ones, emitted in any case.
@@ -418,9 +414,9 @@ async function readExisting(
 				}
 				keepNewestExisting(false);
 			}
-			const read: FormCursor = { ...cursor, backfillOffset: offset };
-			if (complete) delete read.backfillOffset;
-			state.forms[formId] = read;
+			const reread: FormCursor = { ...cursor, backfillOffset: read.offset };
+			if (read.complete) delete reread.backfillOffset;
+			state.forms[formId] = reread;
 		}
 		keepNewestExisting(true);
 		progress.newest = [...newest.values()];
