@@ -10,24 +10,13 @@ import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
+import { prng } from '../support/prng';
 
 let harness: RunningHarness;
 beforeAll(async () => {
 	harness = await startHarness({ rateLimit: false });
 });
 afterAll(async () => await harness.close());
-
-/** mulberry32: the same sequence for the same seed everywhere. */
-function prng(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const POLLS = 80;
 

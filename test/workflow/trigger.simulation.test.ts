@@ -13,18 +13,7 @@ import { startHarness } from '../harness';
 import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+import { prng } from '../support/prng';
 
 const SEEDS = process.env.FORMSWTF_SIM_SEED ? [Number(process.env.FORMSWTF_SIM_SEED)] : [101, 202, 303, 404];
 const STEPS = 70;
