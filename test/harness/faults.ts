@@ -40,10 +40,8 @@ export class FaultQueue {
 
 const FAULT_STATUSES = new Set([429, 500, 502, 503]);
 
-/** Checks a fault posted to the control API; throws HarnessInputError with a readable message. */
-export function parseFaultSpec(input: unknown): FaultSpec {
-	if (typeof input !== 'object' || input === null) throw new HarnessInputError('fault must be a JSON object');
-	const o = input as Record<string, unknown>;
+/** `times` and `pathIncludes`, which every fault and hook takes: which requests it acts on. */
+export function parseMatch(o: Record<string, unknown>): { times?: number; pathIncludes?: string } {
 	const common: { times?: number; pathIncludes?: string } = {};
 	if (o.times !== undefined) {
 		if (typeof o.times !== 'number' || !Number.isInteger(o.times) || o.times < 1) throw new HarnessInputError('times must be an integer >= 1');
@@ -53,6 +51,14 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 		if (typeof o.pathIncludes !== 'string') throw new HarnessInputError('pathIncludes must be a string');
 		common.pathIncludes = o.pathIncludes;
 	}
+	return common;
+}
+
+/** Checks a fault posted to the control API; throws HarnessInputError with a readable message. */
+export function parseFaultSpec(input: unknown): FaultSpec {
+	if (typeof input !== 'object' || input === null) throw new HarnessInputError('fault must be a JSON object');
+	const o = input as Record<string, unknown>;
+	const common = parseMatch(o);
 	switch (o.kind) {
 		case 'status': {
 			if (typeof o.status !== 'number' || !FAULT_STATUSES.has(o.status)) throw new HarnessInputError('status must be 429, 500, 502 or 503');

@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'http';
 import { HarnessInputError } from './errors';
+import { parseMatch } from './faults';
 import type { HarnessForm } from './data';
 import type { HookKind, HookSpec, PendingHook } from './types';
 
@@ -161,15 +162,7 @@ function stallAfter(res: ServerResponse, afterBytes: number): void {
 export function parseHookSpec(input: unknown): HookSpec {
 	if (typeof input !== 'object' || input === null) throw new HarnessInputError('hook must be a JSON object');
 	const o = input as Record<string, unknown>;
-	const common: { times?: number; pathIncludes?: string } = {};
-	if (o.times !== undefined) {
-		if (typeof o.times !== 'number' || !Number.isInteger(o.times) || o.times < 1) throw new HarnessInputError('times must be an integer >= 1');
-		common.times = o.times;
-	}
-	if (o.pathIncludes !== undefined) {
-		if (typeof o.pathIncludes !== 'string') throw new HarnessInputError('pathIncludes must be a string');
-		common.pathIncludes = o.pathIncludes;
-	}
+	const common = parseMatch(o);
 	const count = (name: string, value: unknown): number => {
 		if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 100_000) {
 			throw new HarnessInputError(`${name} must be an integer from 0 to 100000`);
