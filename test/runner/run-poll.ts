@@ -95,17 +95,8 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 
 	const staticDataIn = deepCopy(args.staticData ?? {});
 	const workflowId = args.workflowId ?? DEFAULT_WORKFLOW_ID;
-	const workflow = new Workflow({
-		id: workflowId,
-		name: 'Runner poll workflow',
-		nodes: [node],
-		connections: {},
-		// An active workflow polls; "Fetch test event" runs in the (inactive) editor copy.
-		active: args.mode === 'trigger',
-		nodeTypes,
-		staticData: deepCopy(staticDataIn),
-		settings: args.settings,
-	});
+	// An active workflow polls; "Fetch test event" runs in the (inactive) editor copy.
+	const workflow = pollWorkflow(args, node, nodeTypes, args.mode === 'trigger', staticDataIn);
 	const additionalData = buildAdditionalData({
 		credentialsHelper: new RunnerCredentialsHelper(args.credentials ?? {}, nodeTypes),
 		// Like n8n: the poll of an active workflow runs before any execution exists.
@@ -261,19 +252,30 @@ export async function activatePollTrigger(
 	const nodeTypes = new RunnerNodeTypeRegistry(args.nodeTypes);
 	const node = deepCopy(args.node);
 	const workflowId = args.workflowId ?? DEFAULT_WORKFLOW_ID;
-	const workflow = new Workflow({
-		id: workflowId,
-		name: 'Runner poll workflow',
-		nodes: [node],
-		connections: {},
-		active: true,
-		nodeTypes,
-		staticData: deepCopy(args.staticData ?? {}),
-		settings: args.settings,
-	});
+	const workflow = pollWorkflow(args, node, nodeTypes, true, args.staticData ?? {});
 	const credentialsHelper = new RunnerCredentialsHelper(args.credentials ?? {}, nodeTypes);
 	const additionalData = buildAdditionalData({ credentialsHelper, executionId: undefined, workflowId });
 	return { trigger: new ActivePollTrigger(workflow, node, additionalData, args), credentialsHelper };
+}
+
+/** The one-node workflow a poll runs in, holding a copy of the static data it starts from. */
+function pollWorkflow(
+	args: Pick<RunPollArgs, 'workflowId' | 'settings'>,
+	node: INode,
+	nodeTypes: RunnerNodeTypeRegistry,
+	active: boolean,
+	staticData: IDataObject,
+): Workflow {
+	return new Workflow({
+		id: args.workflowId ?? DEFAULT_WORKFLOW_ID,
+		name: 'Runner poll workflow',
+		nodes: [node],
+		connections: {},
+		active,
+		nodeTypes,
+		staticData: deepCopy(staticData),
+		settings: args.settings,
+	});
 }
 
 /** n8n's `__dataChanged` flag: set by the observable static data on any write. */
