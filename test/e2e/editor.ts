@@ -18,14 +18,10 @@
  * Credential field has no "Connect to" button, and its credential dialog shows n8n's own messages
  * instead of ours, so on 1.x the suite reports that it does not apply and stops.
  */
-import { execFile } from 'child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
-import { createServer } from 'net';
-import type { AddressInfo } from 'net';
 import { join, resolve } from 'path';
 import { chromium, selectors } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { promisify } from 'util';
 
 // The ".js" keeps Node's resolver (under tsx) from picking the codex files `*.node.json`.
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
@@ -33,8 +29,8 @@ import { FormsWtfTrigger } from '../../nodes/FormsWtfTrigger/FormsWtfTrigger.nod
 import type { RunningHarness } from '../harness';
 import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';
+import { ensureDebianPackages, freePort } from './services';
 
-const run = promisify(execFile);
 
 const PACKAGE = 'n8n-nodes-formswtf';
 const VERSION = process.env.FORMSWTF_EDITOR_N8N ?? '2.41.1';
@@ -44,28 +40,6 @@ export const SCREENSHOT_DIR = resolve(__dirname, '..', '..', '.tmp', 'editor-scr
 export interface EditorContext {
 	tarball: string;
 	harness: RunningHarness;
-}
-
-/** Debian's chromium, installed with apt-get when it is missing. */
-async function ensureChromium(): Promise<string> {
-	if (existsSync(CHROMIUM)) return CHROMIUM;
-	log(`no browser at ${CHROMIUM}: installing Debian's chromium with apt-get (a few minutes, once per machine)`);
-	await run('apt-get', ['update'], { maxBuffer: 64 * 1024 * 1024 });
-	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', 'chromium'], {
-		env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-		maxBuffer: 64 * 1024 * 1024,
-	});
-	if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but there is no ${CHROMIUM}`);
-	return CHROMIUM;
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on now. */
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-	const { port } = server.address() as AddressInfo;
-	await new Promise((done) => server.close(done));
-	return port;
 }
 
 /** Numbered screenshots of the whole window, in the order they were taken. */
@@ -307,7 +281,8 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 		check(label('the editor suite is written for the n8n 2.x editor'), false, 'set FORMSWTF_EDITOR_N8N to a 2.x version');
 		return;
 	}
-	const executablePath = await ensureChromium();
+	await ensureDebianPackages([{ name: 'chromium', present: () => existsSync(CHROMIUM) }], log);
+	const executablePath = CHROMIUM;
 	const instance = await N8nInstance.prepare(VERSION);
 	let browser: Browser | undefined;
 	try {

@@ -28,7 +28,7 @@ import { N8nInstance } from './n8nInstance';
 import type { RawRunData } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import type { E2eContext } from './run';
-import { ensureDebianPackages, freePort, startPostgres, startRedis } from './services';
+import { ensureDebianPackages, freePort, POSTGRES_PACKAGES, startPostgres, startRedis } from './services';
 import type { RunningPostgres, RunningService } from './services';
 import { Sink } from './sink';
 import { deliveredResponseIds, exampleWithStandIns, withWebhookStart } from './standIns';
@@ -70,7 +70,7 @@ const enqueuedBy = (id: string) => new RegExp(`Enqueued execution ${id} \\(`);
 export async function queueMode({ tarball }: E2eContext): Promise<void> {
 	console.log(`\n${LABEL}: a main and two workers on Postgres and Redis`);
 	const began = Date.now();
-	await ensureDebianPackages(log);
+	await ensureDebianPackages(POSTGRES_PACKAGES, log);
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: EXPORT_RESPONSES });
 	const sink = new Sink();
 	const sinkUrl = await sink.start();

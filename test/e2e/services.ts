@@ -61,18 +61,30 @@ function onPath(command: string): boolean {
  * Installs the Debian packages of Postgres and Redis when missing. Another job may be running
  * apt-get at the same time: the install waits for dpkg's lock instead of failing.
  */
-export async function ensureDebianPackages(log: (line: string) => void): Promise<void> {
-	const missing = [
-		...(postgresBin() ? [] : ['postgresql']),
-		...(onPath('redis-server') && onPath('redis-cli') ? [] : ['redis-server']),
-	];
+/** A Debian package a suite needs, and how to tell it is there. */
+export interface DebianPackage {
+	name: string;
+	present: () => boolean;
+}
+
+export const POSTGRES_PACKAGES: DebianPackage[] = [
+	{ name: 'postgresql', present: () => postgresBin() !== undefined },
+	{ name: 'redis-server', present: () => onPath('redis-server') && onPath('redis-cli') },
+];
+
+/** Installs with apt-get (as root) the packages that are missing, once per machine. */
+export async function ensureDebianPackages(packages: DebianPackage[], log: (line: string) => void): Promise<void> {
+	const missing = packages.filter((wanted) => !wanted.present());
 	if (!missing.length) return;
-	log(`installing ${missing.join(' and ')} with apt-get`);
+	const names = missing.map((wanted) => wanted.name);
+	log(`installing ${names.join(' and ')} with apt-get (a few minutes, once per machine)`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	const timeout = 15 * 60_000;
+	// Another suite's apt-get may hold the lock: wait for it rather than fail.
 	await run('apt-get', ['update'], { env, timeout, maxBuffer: 64 * 1024 * 1024 });
-	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', ...missing], { env, timeout, maxBuffer: 64 * 1024 * 1024 });
-	if (!postgresBin() || !onPath('redis-server')) throw new Error(`apt-get installed ${missing.join(', ')}, but they are not there`);
+	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', ...names], { env, timeout, maxBuffer: 64 * 1024 * 1024 });
+	const still = missing.filter((wanted) => !wanted.present());
+	if (still.length) throw new Error(`apt-get installed ${names.join(', ')}, but ${still.map((wanted) => wanted.name).join(', ')} is not there`);
 }
 
 async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 60_000): Promise<void> {
