@@ -272,17 +272,16 @@ class ExecutionsTable {
 		const before = new Set((await this.list(workflow.id)).map((execution) => execution.id));
 		// The main says it is ready before it has registered every active workflow's webhook
 		// (seen on a busy machine): until then it answers 404 "not registered".
-		let answer = '';
 		await waitUntil(
 			async () => {
 				const response = await fetch(`http://127.0.0.1:${port}/webhook/${workflow.path}`, { method: 'POST' });
-				answer = `${response.status} ${await response.text()}`;
+				const answer = `${response.status} ${await response.text()}`;
 				if (response.ok) return true;
 				if (response.status === 404 && answer.includes('not registered')) return false;
 				throw new Error(`webhook of ${workflow.id}: ${answer}`);
 			},
 			60_000,
-			`the webhook of ${workflow.id} registered (last answer: ${answer})`,
+			`the webhook of ${workflow.id} registered`,
 		);
 		let finished: Execution | undefined;
 		await waitUntil(
