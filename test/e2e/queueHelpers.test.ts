@@ -5,19 +5,10 @@
 import { spawn } from 'child_process';
 import type { IDataObject } from 'n8n-workflow';
 
-import { stopProcess } from './services';
+import { alive, stopProcess } from './services';
 import { Sink } from './sink';
 import { deliveredResponseIds, withWebhookStart } from './standIns';
 import { actionWorkflow } from './workflows';
-
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
 
 describe('Sink.hold', () => {
 	it('records a held request at once and answers it only on release', async () => {

@@ -117,7 +117,8 @@ function descendants(pid: number): number[] {
 	return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this PID is still there. */
+export function alive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;
