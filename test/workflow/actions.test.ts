@@ -256,23 +256,15 @@ describe('when the server is slow, busy or answers out of order', () => {
 		expect((await responseOffsets()).filter((offset) => offset === 0)).toHaveLength(2);
 	});
 
-	it('a body that stalls every time ends with a clear error', async () => {
-		await slow.control.stallBody('/forms/', 100, 4);
+	it.each([
+		['a body that stalls every time', '/forms/', 100, 4, { resource: 'form', operation: 'get' }],
+		['an export that stalls halfway', '/export', 1000, 1, { resource: 'response', operation: 'export' }],
+	] as const)('%s ends with a clear error after the Timeout', async (_name, path, afterBytes, times, operation) => {
+		await slow.control.stallBody(path, afterBytes, times);
 		const result = await runFormsWtf({
 			baseUrl: slow.baseUrl,
 			apiKey: slow.keys.team,
-			parameters: { resource: 'form', operation: 'get', formId: formById(formId), options: { timeout: 200 } },
-		});
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
-	});
-
-	it('an export that stalls halfway ends with a clear error after the Timeout', async () => {
-		await slow.control.stallBody('/export', 1000);
-		const result = await runFormsWtf({
-			baseUrl: slow.baseUrl,
-			apiKey: slow.keys.team,
-			parameters: { resource: 'response', operation: 'export', formId: formById(formId), options: { timeout: 200 } },
+			parameters: { ...operation, formId: formById(formId), options: { timeout: 200 } },
 		});
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
