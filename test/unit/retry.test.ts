@@ -4,6 +4,7 @@ import {
 	parseRetryAfterMs,
 	rateLimitBudgetMs,
 	rateLimitDelayMs,
+	rateLimitFloorMs,
 	retryPolicy,
 } from '../../nodes/FormsWtf/transport/retry';
 
@@ -52,8 +53,40 @@ describe('timeScale', () => {
 	it('scales what Retry-After asks, the backoff and the 429 budget alike', () => {
 		Object.assign(retryPolicy, { baseDelayMs: 100, maxDelayMs: 1000, timeScale: 0.05 });
 		expect(rateLimitDelayMs('20', 0)).toBe(1000);
-		expect(rateLimitDelayMs(undefined, 2)).toBeLessThanOrEqual(20);
+		// The backoff step (at most 20 ms) is raised to the floor, 1 s scaled: 50 ms.
+		expect(rateLimitDelayMs(undefined, 2)).toBe(50);
 		expect(backoffDelayMs(2, () => 1)).toBe(20);
 		expect(rateLimitBudgetMs()).toBe(3750);
+		expect(rateLimitFloorMs()).toBe(50);
+	});
+});
+
+describe('the floor of a wait after a 429', () => {
+	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	const now = Date.parse('2026-01-01T00:00:00Z');
+
+	it('is 1 s: Retry-After 0, an HTTP date in the past, a fraction of a second', () => {
+		expect(rateLimitDelayMs('0', 0, now)).toBe(1000);
+		expect(rateLimitDelayMs('Wed, 31 Dec 2025 23:59:00 GMT', 0, now)).toBe(1000);
+		expect(rateLimitDelayMs('0.01', 0, now)).toBe(1000);
+		expect(rateLimitDelayMs('Thu, 01 Jan 2026 00:00:00 GMT', 5, now)).toBe(1000);
+	});
+
+	it('holds for the backoff without Retry-After too, and leaves longer waits alone', () => {
+		for (let attempt = 0; attempt < 8; attempt++) {
+			expect(rateLimitDelayMs(undefined, attempt)).toBeGreaterThanOrEqual(1000);
+		}
+		expect(rateLimitDelayMs('7', 0, now)).toBe(7000);
+	});
+
+	it('is retryPolicy.minDelayMs', () => {
+		Object.assign(retryPolicy, { minDelayMs: 250 });
+		expect(rateLimitDelayMs('0', 0, now)).toBe(250);
+	});
+
+	it('comes with a count of retries as well as the 75 s budget', () => {
+		expect(DEFAULT_RETRY_POLICY.maxRateLimitRetries).toBeGreaterThan(0);
+		// At the floor, the budget alone would allow 75 retries in a row.
+		expect(DEFAULT_RETRY_POLICY.maxRateLimitRetries).toBeLessThan(rateLimitBudgetMs() / rateLimitFloorMs());
 	});
 });

@@ -28,7 +28,46 @@ const transientErrors = new WeakSet<object>();
  * rather than something the user must fix (key, plan, form id, input).
  */
 export function isTransientError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && transientErrors.has(error);
+	return typeof error === 'object' && error !== null && (transientErrors.has(error) || isDeadlineError(error));
+}
+
+/** The field that marks an error as a deadline error (see errorForDeadline). */
+export const DEADLINE_MARKER = 'formsWtfDeadlineExceeded';
+
+/**
+ * Whether a request failed because waiting any longer would have passed the deadline its caller
+ * gave (ApiRequest.deadlineMs): the server asked for a wait, or did not answer, and the caller
+ * (the trigger's poll) has no time left for it. Always transient too.
+ */
+export function isDeadlineError(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && (error as Record<string, unknown>)[DEADLINE_MARKER] === true;
+}
+
+/** Why a request could not wait for its next attempt within its deadline. */
+export type DeadlineReason =
+	| { kind: 'rateLimit'; askedMs: number }
+	| { kind: 'serverError'; status: number }
+	| { kind: 'connection'; code: string };
+
+/**
+ * The request stopped because its next attempt would start after the caller's deadline, or
+ * because it timed out with the deadline passed. Marked with DEADLINE_MARKER and transient.
+ */
+export function errorForDeadline(node: INode, reason: DeadlineReason, context: RequestContext, attempts: number): NodeApiError {
+	const what =
+		reason.kind === 'rateLimit'
+			? 'rate limit'
+			: reason.kind === 'serverError'
+				? `server error ${reason.status}`
+				: 'no answer';
+	const message = `Forms.wtf asked to wait (${what}) longer than this poll may take`;
+	const description =
+		reason.kind === 'rateLimit'
+			? `The API allows 60 requests per minute per key and asked to wait ${Math.ceil(reason.askedMs / 1000)} s after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}. The trigger goes on at its next poll.`
+			: `The request failed ${attempts} ${attempts === 1 ? 'time' : 'times'}${reason.kind === 'connection' ? ` (${reason.code})` : ''} and the next attempt would come after the time this poll may take. The trigger goes on at its next poll.`;
+	const error = makeApiError(node, reason.kind === 'connection' ? undefined : reason.kind === 'rateLimit' ? 429 : reason.status, message, description, context);
+	Object.defineProperty(error, DEADLINE_MARKER, { value: true, enumerable: true, writable: false });
+	return transient(error);
 }
 
 const KEYS_URL_HINT = 'Forms.wtf → Settings → API Keys';
@@ -138,6 +177,11 @@ export function isRetryableConnectionCode(code: string): boolean {
 	return RETRYABLE_CODES.has(code);
 }
 
+/** Whether a system error code says that waiting for an answer, or the rest of one, took too long. */
+export function isTimeoutCode(code: string): boolean {
+	return TIMEOUT_CODES.has(code);
+}
+
 export interface ConnectionFailure {
 	attempts: number;
 	/** The timeout in force, for the message when waiting took too long. */
@@ -243,17 +287,66 @@ export function errorForInterruptedDownload(error: unknown, node: INode, context
 	);
 }
 
-/** A 2xx answer whose body is not the JSON the contract promises. */
-export function errorForMalformedBody(node: INode, what: string, context: RequestContext): NodeApiError {
+/**
+ * A 2xx answer whose body is not the JSON the contract promises. With `got`, the description
+ * says what came back (see describeBody; pass the key's forms so that it is cut out first).
+ */
+export function errorForMalformedBody(
+	node: INode,
+	what: string,
+	context: RequestContext,
+	got?: { body: unknown; secrets: readonly string[] },
+): NodeApiError {
+	const gotText = got === undefined ? '' : `, got ${describeBody(got.body, got.secrets)}`;
 	return transient(
 		makeApiError(
 			node,
 			undefined,
 			'Forms.wtf sent an answer that could not be read',
-			`Expected ${what}. This is usually temporary: try again, and report it to Forms.wtf if it persists.`,
+			`Expected ${what}${gotText}. This is usually temporary: try again, and report it to Forms.wtf if it persists.`,
 			context,
 		),
 	);
+}
+
+/** How much of a server's text an error quotes, at most. */
+const MAX_QUOTED = 120;
+
+/**
+ * A short description of a JSON value that came back, for an error: `null`, `a string ("…")`,
+ * `an empty array`, `an array of 3 values`, `{ "error": "…" }`, `{ "forms": null }` … The key's
+ * forms are cut out of every text before it is shortened. A key too short to cut out safely
+ * (see secretForms) leaves the server's texts out entirely.
+ */
+export function describeBody(body: unknown, secrets: readonly string[]): string {
+	const quote = (text: string): string => {
+		if (!canQuoteServerText(secrets)) return '"…"';
+		const clean = redactAll(text, secrets);
+		return JSON.stringify(clean.length > MAX_QUOTED ? `${clean.slice(0, MAX_QUOTED)}…` : clean);
+	};
+	const brief = (value: unknown): string => {
+		if (value === null) return 'null';
+		if (typeof value === 'string') return quote(value);
+		if (Array.isArray(value)) return value.length === 0 ? '[]' : `[ ${value.length} ${value.length === 1 ? 'value' : 'values'} ]`;
+		if (typeof value === 'object') return '{ … }';
+		return String(value);
+	};
+	if (body === null) return 'null';
+	if (body === undefined) return 'an empty answer';
+	if (typeof body === 'string') return `a string (${quote(body)})`;
+	if (typeof body === 'number' || typeof body === 'boolean') return `${typeof body === 'number' ? 'a number' : 'a boolean'} (${String(body)})`;
+	if (Array.isArray(body)) {
+		if (body.length === 0) return 'an empty array ([])';
+		return `an array of ${body.length} ${body.length === 1 ? 'value' : 'values'}`;
+	}
+	if (typeof body === 'object') {
+		const entries = Object.entries(body as Record<string, unknown>);
+		if (entries.length === 0) return '{}';
+		const shown = entries.slice(0, 4).map(([name, value]) => `${quote(name)}: ${brief(value)}`);
+		if (entries.length > 4) shown.push('…');
+		return `{ ${shown.join(', ')} }`;
+	}
+	return typeof body;
 }
 
 /** Paging that would never end, because the server contradicts itself. */
@@ -294,8 +387,82 @@ function makeApiError(
 
 /** Removes every occurrence of a secret from text that may reach the user or a log. */
 export function redact(text: string, secret: string | undefined): string {
-	if (!secret || secret.length < 4) return text;
-	return text.split(secret).join('[redacted]');
+	if (!secret || secret.length < MIN_REDACTABLE) return text;
+	return text.split(secret).join(REDACTED);
+}
+
+const REDACTED = '[redacted]';
+
+/**
+ * A secret shorter than this cannot be cut out of a text without cutting ordinary words: the
+ * server's texts are then left out of errors instead (see canQuoteServerText).
+ */
+export const MIN_REDACTABLE = 4;
+
+/**
+ * Every form an API key can take on the wire, and so in a server's echo of it. n8n puts the
+ * stored key into `Authorization: Bearer <key>`; its HTTP client (axios) drops control
+ * characters from a header value (a line break inside or at the end of a pasted key) and
+ * characters outside Latin-1, and trims spaces and tabs at the ends; a server may trim what
+ * it read, and JSON-escapes it when it echoes it inside a JSON text. Longest first, so that a
+ * longer form is cut out whole before a shorter one inside it.
+ */
+export function secretForms(apiKey: unknown): string[] {
+	if (typeof apiKey !== 'string' || apiKey === '') return [];
+	// The control characters and the Latin-1 limit of axios' sanitizeHeaderValue (axios 1.x).
+	// eslint-disable-next-line no-control-regex
+	const onTheWire = apiKey.replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, '').replace(/[^\u0009\u0020-\u007e\u0080-\u00ff]+/g, '');
+	const forms = new Set<string>();
+	for (const form of [apiKey, apiKey.trim(), onTheWire, onTheWire.replace(/^[ \t]+|[ \t]+$/g, ''), onTheWire.trim()]) {
+		if (form === '') continue;
+		forms.add(form);
+		forms.add(JSON.stringify(form).slice(1, -1));
+	}
+	return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Whether a server's text may appear in an error: not when a form of the key is too short to cut out. */
+export function canQuoteServerText(secrets: readonly string[]): boolean {
+	return secrets.every((secret) => secret.length >= MIN_REDACTABLE);
+}
+
+/** Cuts every form of the key out of a text (see secretForms). */
+export function redactAll(text: string, secrets: readonly string[]): string {
+	let result = text;
+	for (const secret of secrets) result = redact(result, secret);
+	return result;
+}
+
+/**
+ * Cuts every form of the key out of everything an error carries that may be shown or logged:
+ * message, description, stack, `messages`, `context`, `cause` (for a NodeApiError, the body it
+ * was made from, with the server's `error` text), nested as deep as they go. The error is
+ * changed in place and returned. The node the error names is left alone: it holds no key.
+ */
+export function redactError<E>(error: E, secrets: readonly string[]): E {
+	if (secrets.length === 0 || typeof error !== 'object' || error === null) return error;
+	const seen = new WeakSet<object>();
+	const clean = (value: unknown, depth: number): unknown => {
+		if (typeof value === 'string') return redactAll(value, secrets);
+		if (typeof value !== 'object' || value === null || depth > 8 || seen.has(value)) return value;
+		seen.add(value);
+		if (Array.isArray(value)) {
+			for (let i = 0; i < value.length; i++) value[i] = clean(value[i], depth + 1);
+			return value;
+		}
+		const record = value as Record<string, unknown>;
+		const names = new Set([...Object.keys(record), ...(value instanceof Error ? ['message', 'stack', 'description', 'cause'] : [])]);
+		for (const name of names) {
+			if (name === 'node' || name === DEADLINE_MARKER) continue;
+			const descriptor = Object.getOwnPropertyDescriptor(record, name);
+			if (descriptor === undefined || !('value' in descriptor) || !descriptor.writable) continue;
+			const cleaned = clean(descriptor.value, depth + 1);
+			if (cleaned !== descriptor.value) record[name] = cleaned;
+		}
+		return value;
+	};
+	clean(error, 0);
+	return error;
 }
 
 /**

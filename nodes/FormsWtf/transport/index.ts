@@ -8,14 +8,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import type { RequestContext } from './errors';
+import type { DeadlineReason, RequestContext } from './errors';
 import {
 	BODY_STALLED,
+	canQuoteServerText,
 	errorForConnection,
+	errorForDeadline,
 	errorForMalformedBody,
 	errorForStatus,
 	isRetryableConnectionCode,
-	redact,
+	isTimeoutCode,
+	redactAll,
+	redactError,
+	secretForms,
 } from './errors';
 import { backoffDelayMs, rateLimitBudgetMs, rateLimitDelayMs, retryPolicy } from './retry';
 
@@ -35,10 +40,36 @@ export interface ApiRequest extends RequestContext {
 	 * before the request counts as failed and is retried like a dropped connection.
 	 */
 	timeoutMs?: number;
+	/**
+	 * An absolute time (`Date.now()` milliseconds) the request must not wait past: a retry wait
+	 * (429 or 5xx/connection backoff) that would end after it is not started, and the request
+	 * fails at once with an error `isDeadlineError` (errors.ts) recognises. Each attempt's
+	 * timeout is at most the time left until it (never below MIN_DEADLINE_TIMEOUT_MS), and an
+	 * attempt that times out once it has passed fails the same way. The trigger passes the end
+	 * of its poll's time budget.
+	 */
+	deadlineMs?: number;
+	/**
+	 * What the JSON body of a 2xx answer must look like. A body that is not is refused with an
+	 * error that names `what` was expected and describes what came back.
+	 */
+	expect?: ExpectedBody;
+}
+
+export interface ExpectedBody {
+	/** What the user is told was expected, e.g. `{ "forms": [ … ] }`. */
+	what: string;
+	accepts: (body: unknown) => boolean;
 }
 
 /** The timeout when the user sets none (the node's Timeout option defaults to it too). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Node's timers hold at most 2^31 − 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** The shortest timeout an attempt gets when a deadline is near or has passed. */
+export const MIN_DEADLINE_TIMEOUT_MS = 1_000;
 
 /**
  * The streamed body of a download, described by what we use of it: node code may import
@@ -59,13 +90,22 @@ export interface ApiResponse<T> {
 
 /** GET a JSON resource of the API. */
 export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<T>> {
-	const idleMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-	const response = await sendWithRetries(this, request, 'application/json', async (body) => await readText(body, idleMs));
-	try {
-		return { ...response, body: JSON.parse(response.body) as T };
-	} catch {
-		throw errorForMalformedBody(this.getNode(), 'JSON', request);
-	}
+	return await withKeyRedacted(this, async (secrets) => {
+		const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => await readText(body, idleMs));
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(response.body);
+		} catch {
+			throw errorForMalformedBody(this.getNode(), request.expect?.what ?? 'JSON', request, {
+				body: describeUnparsable(response.body),
+				secrets,
+			});
+		}
+		if (request.expect && !request.expect.accepts(parsed)) {
+			throw errorForMalformedBody(this.getNode(), request.expect.what, request, { body: parsed, secrets });
+		}
+		return { ...response, body: parsed as T };
+	});
 }
 
 /**
@@ -73,55 +113,122 @@ export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest):
  * without being held in memory here.
  */
 export async function apiDownload(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<ReadableBody>> {
-	return await sendWithRetries(this, request, '*/*', async (body) => body);
+	return await withKeyRedacted(this, async () => await sendWithRetries(this, request, '*/*', async (body) => body));
 }
 
 /**
- * The base URL of each node run's credential. A Return All sends hundreds of requests from one
- * context, and in n8n every getCredentials reads the credential from the database and
- * decrypts it, so it is read once per context (a credential cannot change within one run).
+ * Runs a request and cuts every form of the API key out of whatever error it ends with, in
+ * every field, however the error was made (see redactError).
  */
-const baseUrlOfContext = new WeakMap<FormsWtfContext, Promise<string>>();
+export async function withKeyRedacted<T>(context: FormsWtfContext, run: (secrets: readonly string[]) => Promise<T>): Promise<T> {
+	let secrets: readonly string[] = [];
+	try {
+		secrets = await getSecretForms(context);
+		return await run(secrets);
+	} catch (error) {
+		throw redactError(error, secrets);
+	}
+}
+
+/** A body that is not JSON, as describeBody shows it: its start, or that it was empty. */
+function describeUnparsable(text: string): string | undefined {
+	const trimmed = text.trim();
+	return trimmed === '' ? undefined : trimmed.slice(0, 4096);
+}
+
+/**
+ * What the transport takes from each node run's credential. A Return All sends hundreds of
+ * requests from one context, and in n8n every getCredentials reads the credential from the
+ * database and decrypts it, so it is read once per context (a credential cannot change within
+ * one run).
+ */
+interface CredentialFacts {
+	/** The base URL, or the error that it is not one (thrown when a request needs it). */
+	baseUrl: string | NodeOperationError;
+	/** Every form the API key can take on the wire (see secretForms). */
+	secrets: string[];
+}
+
+const credentialOfContext = new WeakMap<FormsWtfContext, Promise<CredentialFacts>>();
+
+function getCredentialFacts(context: FormsWtfContext): Promise<CredentialFacts> {
+	let facts = credentialOfContext.get(context);
+	if (facts === undefined) {
+		facts = readCredential(context);
+		credentialOfContext.set(context, facts);
+	}
+	return facts;
+}
 
 /** The credential's base URL, checked and without trailing slashes. */
 export async function getBaseUrl(context: FormsWtfContext): Promise<string> {
-	let baseUrl = baseUrlOfContext.get(context);
-	if (baseUrl === undefined) {
-		baseUrl = readBaseUrl(context);
-		baseUrlOfContext.set(context, baseUrl);
-	}
-	return await baseUrl;
+	const { baseUrl } = await getCredentialFacts(context);
+	if (baseUrl instanceof NodeOperationError) throw baseUrl;
+	return baseUrl;
 }
 
-async function readBaseUrl(context: FormsWtfContext): Promise<string> {
+/** Every form the credential's API key can take on the wire, longest first. */
+export async function getSecretForms(context: FormsWtfContext): Promise<string[]> {
+	return (await getCredentialFacts(context)).secrets;
+}
+
+async function readCredential(context: FormsWtfContext): Promise<CredentialFacts> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const raw = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
+	return { baseUrl: checkBaseUrl(context, credentials.baseUrl), secrets: secretForms(credentials.apiKey) };
+}
+
+function checkBaseUrl(context: FormsWtfContext, value: unknown): string | NodeOperationError {
+	const raw = typeof value === 'string' ? value.trim() : '';
 	const baseUrl = raw.replace(/\/+$/, '');
 	if (!/^https?:\/\/[^/\s]+/i.test(baseUrl)) {
-		throw new NodeOperationError(context.getNode(), 'The Base URL in the Forms.wtf credential is not a web address', {
+		return new NodeOperationError(context.getNode(), 'The Base URL in the Forms.wtf credential is not a web address', {
 			description: 'It must start with https:// (or http:// for a local server), for example https://forms.wtf/api/v1.',
 		});
 	}
 	return baseUrl;
 }
 
-function buildUrl(baseUrl: string, path: string[]): string {
+/**
+ * The URL of a path below the base URL. Each segment is URL-encoded and must stay exactly one
+ * segment: `encodeURIComponent` leaves `.` alone, and a URL parser resolves `.` and `..` as
+ * "here" and "one level up", and an empty segment would request another resource. Such a
+ * segment is refused (helpers/parameters.ts refuses such form IDs earlier, with a message).
+ */
+export function buildUrl(baseUrl: string, path: string[]): string {
+	const bad = path.find((segment) => !isSinglePathSegment(segment));
+	if (bad !== undefined) throw new Error(`"${bad}" cannot be one segment of a URL path`);
 	return `${baseUrl}/${path.map((segment) => encodeURIComponent(segment)).join('/')}`;
 }
 
+/** Whether a text, URL-encoded, is exactly one segment of a URL path. */
+export function isSinglePathSegment(segment: string): boolean {
+	return typeof segment === 'string' && segment !== '' && segment !== '.' && segment !== '..';
+}
+
 /**
- * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, bounded in total
- * time), 5xx and dropped connections (a few times, with backoff). 400, 401, 403 and 404 are
- * never retried: the same request would fail the same way.
+ * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, never sooner than
+ * retryPolicy.minDelayMs, bounded in count and in total time), 5xx and dropped connections (a
+ * few times, with backoff). 400, 401, 403 and 404 are never retried: the same request would
+ * fail the same way. With a deadline, no wait is started that would end after it.
  */
 async function sendWithRetries<B>(
 	context: FormsWtfContext,
 	request: ApiRequest,
 	accept: string,
-	readBody: (body: ReadableBody) => Promise<B>,
+	readBody: (body: ReadableBody, idleMs: number) => Promise<B>,
 ): Promise<ApiResponse<B>> {
 	const node = context.getNode();
+	const timeoutMs = checkedTimeout(context, request);
+	const badSegment = request.path.find((segment) => !isSinglePathSegment(segment));
+	if (badSegment !== undefined) {
+		throw new NodeOperationError(node, `"${badSegment}" is not a valid form ID`, {
+			description: 'A form ID cannot be empty, "." or "..". Pick the form from the list, or copy its ID again.',
+			itemIndex: request.itemIndex,
+		});
+	}
 	const baseUrl = await getBaseUrl(context);
+	const secrets = await getSecretForms(context);
+	const { deadlineMs } = request;
 	// Always a stream: a JSON body is decoded as it arrives (see readText), a file is passed on.
 	const options: IHttpRequestOptions = {
 		method: 'GET',
@@ -131,55 +238,66 @@ async function sendWithRetries<B>(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		headers: { Accept: accept },
-		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts.
-		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 	};
 	if (request.signal) options.abortSignal = request.signal;
 
 	let attempts = 0;
 	let serverErrors = 0;
+	let rateLimitRetries = 0;
 	let rateLimitWaitMs = 0;
+	/** Waits `ms` before the next attempt, or fails at once if that would pass the deadline. */
+	const waitOrGiveUp = async (ms: number, reason: DeadlineReason): Promise<void> => {
+		if (deadlineMs !== undefined && Date.now() + ms > deadlineMs) throw errorForDeadline(node, reason, request, attempts);
+		await waitBeforeRetry(ms, request.signal);
+	};
 	for (;;) {
 		if (request.signal?.aborted) throw new NodeOperationError(node, 'The request was cancelled');
 		attempts++;
+		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts;
+		// and ours, at most between two parts of the body. Never past a deadline by much.
+		const attemptTimeoutMs =
+			deadlineMs === undefined ? timeoutMs : Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(
-				context,
-				CREDENTIAL_TYPE,
-				{ ...options },
-			)) as IN8nHttpFullResponse;
+			response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
+				...options,
+				timeout: attemptTimeoutMs,
+			})) as IN8nHttpFullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				// A connection dropped while the body streams in fails here, and is retried like
 				// one dropped before the answer.
-				const body = await readBody(response.body as unknown as ReadableBody);
+				const body = await readBody(response.body as unknown as ReadableBody, attemptTimeoutMs);
 				return { body, headers: response.headers, statusCode: response.statusCode };
 			}
 		} catch (error) {
 			const code = connectionErrorCode(error) ?? 'unknown error';
+			if (deadlineMs !== undefined && isTimeoutCode(code) && Date.now() >= deadlineMs) {
+				throw errorForDeadline(node, { kind: 'connection', code }, request, attempts);
+			}
 			if (isRetryableConnectionCode(code) && serverErrors < retryPolicy.maxServerErrorRetries) {
-				await waitBeforeRetry(backoffDelayMs(serverErrors++), request.signal);
+				await waitOrGiveUp(backoffDelayMs(serverErrors++), { kind: 'connection', code });
 				continue;
 			}
-			throw errorForConnection(node, code, baseUrl, request, { attempts, timeoutMs: options.timeout });
+			throw errorForConnection(node, code, baseUrl, request, { attempts, timeoutMs: attemptTimeoutMs });
 		}
 
 		const status = response.statusCode;
 		if (status === 429) {
-			const waitMs = rateLimitDelayMs(headerValue(response.headers, 'retry-after'), attempts - 1);
-			if (rateLimitWaitMs + waitMs <= rateLimitBudgetMs()) {
+			const waitMs = rateLimitDelayMs(headerValue(response.headers, 'retry-after'), rateLimitRetries);
+			if (rateLimitRetries < retryPolicy.maxRateLimitRetries && rateLimitWaitMs + waitMs <= rateLimitBudgetMs()) {
 				discardBody(response.body);
+				rateLimitRetries++;
 				rateLimitWaitMs += waitMs;
-				await waitBeforeRetry(waitMs, request.signal);
+				await waitOrGiveUp(waitMs, { kind: 'rateLimit', askedMs: waitMs });
 				continue;
 			}
 		} else if (status >= 500 && serverErrors < retryPolicy.maxServerErrorRetries) {
 			discardBody(response.body);
-			await waitBeforeRetry(backoffDelayMs(serverErrors++), request.signal);
+			await waitOrGiveUp(backoffDelayMs(serverErrors++), { kind: 'serverError', status });
 			continue;
 		}
 
-		const apiMessage = await readApiErrorMessage(context, response.body, options.timeout ?? DEFAULT_TIMEOUT_MS);
+		const apiMessage = await readApiErrorMessage(response.body, attemptTimeoutMs, secrets);
 		throw errorForStatus(node, status, request, {
 			attempts,
 			sentParameters: Object.keys(request.qs ?? {}),
@@ -187,6 +305,22 @@ async function sendWithRetries<B>(
 			waitedSeconds: Math.round(rateLimitWaitMs / 1000),
 		});
 	}
+}
+
+/**
+ * The Timeout of a request, refused when Node's timers cannot hold it (they fire at once for
+ * 2^31 ms or more) or it is not a number of 1 ms or more. helpers/parameters.ts refuses the
+ * node's Timeout option the same way, with the field's name.
+ */
+function checkedTimeout(context: FormsWtfContext, request: ApiRequest): number {
+	const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	if (!Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+		throw new NodeOperationError(context.getNode(), `Timeout must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`, {
+			description: `Got ${String(timeoutMs)} ms. Give a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is ${DEFAULT_TIMEOUT_MS}.`,
+			itemIndex: request.itemIndex,
+		});
+	}
+	return timeoutMs;
 }
 
 /** Waits before the next attempt; a request no longer wanted stops waiting at once. */
@@ -296,17 +430,29 @@ function isReadable(body: unknown): body is ReadableBody {
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-/** The `error` text of an error body, with the API key cut out should the server echo it. */
-async function readApiErrorMessage(context: FormsWtfContext, body: unknown, idleMs: number): Promise<string | undefined> {
-	const text = await readText(body, idleMs, MAX_ERROR_BODY_BYTES);
+const MAX_API_MESSAGE_CHARS = 500;
+
+/**
+ * The `error` text of an error body, with every form of the API key cut out should the server
+ * echo it, before the text is shortened (a cut first could leave the start of the key). Left
+ * out when the key is too short to cut out safely.
+ */
+async function readApiErrorMessage(body: unknown, idleMs: number, secrets: readonly string[]): Promise<string | undefined> {
+	let text: string;
+	try {
+		text = await readText(body, idleMs, MAX_ERROR_BODY_BYTES);
+	} catch {
+		// The status says what went wrong; a body that stalls or drops adds nothing to it.
+		return undefined;
+	}
 	let message: string | undefined;
 	try {
-		const parsed = JSON.parse(text) as { error?: unknown };
-		if (typeof parsed.error === 'string') message = parsed.error;
+		const parsed = JSON.parse(text) as { error?: unknown } | null;
+		if (parsed !== null && typeof parsed === 'object' && typeof parsed.error === 'string') message = parsed.error;
 	} catch {
 		message = undefined;
 	}
-	if (message === undefined) return undefined;
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	return redact(message.slice(0, 500), typeof credentials.apiKey === 'string' ? credentials.apiKey : undefined);
+	if (message === undefined || !canQuoteServerText(secrets)) return undefined;
+	const clean = redactAll(message, secrets);
+	return clean.length > MAX_API_MESSAGE_CHARS ? `${clean.slice(0, MAX_API_MESSAGE_CHARS)}…` : clean;
 }

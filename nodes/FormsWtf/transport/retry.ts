@@ -9,6 +9,16 @@ export interface RetryPolicy {
 	maxServerErrorRetries: number;
 	/** Total time one request may spend waiting out 429 answers before it gives up. */
 	maxRateLimitWaitMs: number;
+	/**
+	 * Retries after 429 answers, whatever the time budget above leaves: a server that asks for
+	 * short waits again and again must not draw a request after another from one execution.
+	 */
+	maxRateLimitRetries: number;
+	/**
+	 * The shortest wait after a 429, whatever Retry-After says: `Retry-After: 0`, or an HTTP date
+	 * already past (the service's clock a little behind ours), still waits this long.
+	 */
+	minDelayMs: number;
 	/** First backoff step; doubles on each retry, with full jitter. */
 	baseDelayMs: number;
 	/** Ceiling of one backoff step when the server sends no Retry-After. */
@@ -29,6 +39,11 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 	maxServerErrorRetries: 3,
 	// The service allows 60 requests a minute: a full window plus a margin.
 	maxRateLimitWaitMs: 75_000,
+	// Enough retries to wait out a whole minute window with backoff alone (no Retry-After):
+	// 1 + 1 + 1 + 2 + 4 + 7.5 … s at the least, under the 75 s budget.
+	maxRateLimitRetries: 15,
+	// The service allows 60 requests a minute: one a second on average.
+	minDelayMs: 1_000,
 	baseDelayMs: 500,
 	maxDelayMs: 15_000,
 	timeScale: 1,
@@ -43,10 +58,19 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** How long to wait after the n-th 429 in a row: what Retry-After asks for, else a backoff step. */
-export function rateLimitDelayMs(retryAfter: unknown, attempt: number): number {
-	const asked = parseRetryAfterMs(retryAfter);
-	return asked === undefined ? backoffDelayMs(attempt) : asked * retryPolicy.timeScale;
+/**
+ * How long to wait after the n-th 429 in a row: what Retry-After asks for, else a backoff step;
+ * never less than `minDelayMs`.
+ */
+export function rateLimitDelayMs(retryAfter: unknown, attempt: number, now: number = Date.now()): number {
+	const asked = parseRetryAfterMs(retryAfter, now);
+	const wait = asked === undefined ? backoffDelayMs(attempt) : asked * retryPolicy.timeScale;
+	return Math.max(wait, rateLimitFloorMs());
+}
+
+/** The shortest wait after a 429. */
+export function rateLimitFloorMs(): number {
+	return retryPolicy.minDelayMs * retryPolicy.timeScale;
 }
 
 /** Total time one request may spend waiting out 429s. */
