@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { FormsWtfContext } from './index';
 import { apiRequest, serviceTimeMs } from './index';
 import { errorForMalformedBody, errorForPaging } from './errors';
-import type { FormResponse, ResponsesPage } from './types';
+import type { FormResponse } from './types';
 
 /** The largest page the API serves. Return All and large Limits read pages of this size. */
 export const MAX_PAGE_SIZE = 1000;
@@ -15,6 +15,8 @@ export interface ResponsesQuery {
 	itemIndex?: number;
 	/** See ApiRequest.timeoutMs; the transport's default when absent. */
 	timeoutMs?: number;
+	/** See ApiRequest.deadlineMs: no retry wait ends after it (a trigger's poll budget). */
+	deadlineMs?: number;
 }
 
 export interface PageRequest extends ResponsesQuery {
@@ -24,7 +26,14 @@ export interface PageRequest extends ResponsesQuery {
 	signal?: AbortSignal;
 }
 
-export interface FetchedPage extends ResponsesPage {
+export interface FetchedPage {
+	responses: FormResponse[];
+	/**
+	 * The form's response count as the API reports it, when it sent a number (or a numeric
+	 * string). It informs guards and reading ahead; `hasMore` alone decides where paging ends.
+	 */
+	total?: number;
+	hasMore: boolean;
 	/** The service's clock when it answered (its Date header), in epoch ms, if it sent one. */
 	serviceTimeMs?: number;
 }
@@ -33,23 +42,48 @@ export interface FetchedPage extends ResponsesPage {
 export async function getResponsesPage(this: FormsWtfContext, request: PageRequest): Promise<FetchedPage> {
 	const qs: IDataObject = { limit: request.limit, offset: request.offset };
 	if (request.since !== undefined) qs.since = request.since;
-	const { body, headers } = await (apiRequest<ResponsesPage>).call(this, {
+	const { body, headers } = await (apiRequest<unknown>).call(this, {
 		path: ['forms', request.formId, 'responses'],
 		qs,
 		formId: request.formId,
 		itemIndex: request.itemIndex,
 		signal: request.signal,
 		timeoutMs: request.timeoutMs,
+		deadlineMs: request.deadlineMs,
 	});
-	if (!body || !Array.isArray(body.responses)) {
-		throw errorForMalformedBody(this.getNode(), 'a page of responses ({ responses, total, hasMore })', request);
+	const page = readResponsesPage(body, request.offset);
+	if (!page) throw errorForMalformedBody(this.getNode(), 'a page of responses ({ responses, total, hasMore })', request);
+	return { ...page, serviceTimeMs: serviceTimeMs(headers) };
+}
+
+/**
+ * A page as the contract describes it, or undefined when the body cannot be one. Every
+ * response must be an object with an id (paging and the trigger tell responses apart by it);
+ * its other fields pass through as they are. `total` is optional: without it, `hasMore` is
+ * what the walk follows.
+ */
+function readResponsesPage(body: unknown, offset: number): Omit<FetchedPage, 'serviceTimeMs'> | undefined {
+	if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+	const { responses, total, hasMore } = body as IDataObject;
+	if (!Array.isArray(responses)) return undefined;
+	for (const response of responses as unknown[]) {
+		if (!response || typeof response !== 'object' || Array.isArray(response)) return undefined;
+		const id = (response as IDataObject).id;
+		if (typeof id !== 'string' || id === '') return undefined;
 	}
-	return {
-		responses: body.responses,
-		total: typeof body.total === 'number' ? body.total : body.responses.length,
-		hasMore: body.hasMore === true,
-		serviceTimeMs: serviceTimeMs(headers),
-	};
+	const reportedTotal = readCount(total);
+	let more: boolean;
+	if (hasMore === true || hasMore === 'true') more = true;
+	else if (hasMore === false || hasMore === 'false') more = false;
+	// Without hasMore, the count says whether the page is the last one.
+	else if (reportedTotal !== undefined) more = offset + responses.length < reportedTotal;
+	else return undefined;
+	return { responses: responses as FormResponse[], total: reportedTotal, hasMore: more };
+}
+
+function readCount(value: unknown): number | undefined {
+	const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+	return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? count : undefined;
 }
 
 export interface PagingOptions {
@@ -59,8 +93,78 @@ export interface PagingOptions {
 	maxItems?: number;
 	/** Asked before each page after the first; true stops the walk early (poll time budget). */
 	shouldStop?: () => boolean;
-	/** Told about each page as it arrives (request counts, the service clock). */
-	onPage?: (page: FetchedPage) => void;
+	/** Told about each page as it arrives, with the offset it was asked for (request counts, the service clock). */
+	onPage?: (page: FetchedPage, offset: number) => void;
+	/**
+	 * Prove that the walk skipped nothing (see Continuity): each page after the first starts a
+	 * little before the end of the last one and must find a response read before it.
+	 */
+	continuity?: Continuity;
+}
+
+/** A response read at a page boundary, in the version it was read in. */
+export interface Anchor {
+	id: string;
+	/** `submittedAt` exactly as the API sent it: an updated response is no longer the anchor. */
+	submittedAt: string;
+}
+
+/**
+ * Proof that a walk by offset missed nothing between its pages, whatever happened between two
+ * requests. Arrivals only push responses to later offsets, which a walk survives by dropping
+ * repeats; a response deleted, or moved to the other end by an update, before the offset read
+ * so far pulls everything after it one place back, and the first response of the next page
+ * would be skipped. So every page after the first starts `overlap` responses early and must
+ * hold one of the last responses read (its anchors), in the same version: everything after
+ * that anchor is then read. Until an anchor turns up, the anchors of that boundary stay the
+ * ones to find (later boundaries prove nothing about it); a walk that ends without finding
+ * them is not proven, and its reader must read again from a safe start. A walk cut short
+ * hands its anchors to the next walk, which resumes the same way.
+ */
+export class Continuity {
+	/** The anchors of the oldest boundary not proven yet. */
+	private pending: Anchor[] | undefined;
+	private lastRead: Anchor[] = [];
+
+	constructor(
+		/** How many responses before the end of the last page the next page starts. */
+		readonly overlap: number,
+		resumeAnchors: Anchor[] = [],
+	) {
+		this.pending = resumeAnchors.length ? resumeAnchors : undefined;
+	}
+
+	/** Whether every boundary so far found its anchor. */
+	get proven(): boolean {
+		return this.pending === undefined;
+	}
+
+	/** The anchors a walk that goes on from the end of what was read must find. */
+	get anchors(): Anchor[] {
+		return this.pending ?? this.lastRead;
+	}
+
+	/** Every page as the server sent it, repeats included. */
+	observe(responses: FormResponse[]): void {
+		if (this.pending && responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))) {
+			this.pending = undefined;
+		}
+		const tail = responses.slice(-(this.overlap + 1)).map(toAnchor);
+		this.lastRead = [...this.lastRead, ...tail].slice(-(this.overlap + 1));
+	}
+
+	/** The next page is about to be asked for. */
+	crossBoundary(): void {
+		if (!this.pending && this.lastRead.length) this.pending = this.lastRead;
+	}
+}
+
+function toAnchor(response: FormResponse): Anchor {
+	return { id: response.id, submittedAt: String(response.submittedAt) };
+}
+
+function isAnchor(response: FormResponse, anchor: Anchor): boolean {
+	return response.id === anchor.id && String(response.submittedAt) === anchor.submittedAt;
 }
 
 /**
@@ -144,13 +248,19 @@ export async function* iterateResponses(
 	options: PagingOptions = {},
 ): AsyncGenerator<FormResponse[], void, undefined> {
 	const recent = new RecentIds(REPEAT_WINDOW);
+	const { continuity } = options;
 	const readAhead =
-		query.since === undefined && options.maxItems === undefined && options.shouldStop === undefined;
+		query.since === undefined &&
+		options.maxItems === undefined &&
+		options.shouldStop === undefined &&
+		continuity === undefined;
 	let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
 	/** The size of the pages the server serves: the smallest page it sent while more existed. */
 	let pageStep = MAX_PAGE_SIZE;
 	let pagesRead = 0;
-	let largestTotal = 0;
+	/** The largest `total` reported so far; undefined while the API reports none. */
+	let largestTotal: number | undefined;
+	let pagesOfRepeats = 0;
 	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
 	let endOfLastPage = options.startOffset ?? 0;
 	let lastIdRead: string | undefined;
@@ -163,13 +273,24 @@ export async function* iterateResponses(
 		page.catch(() => undefined);
 		inFlight.push({ offset, limit, ahead, page });
 	};
+	/** The next page in order: with a continuity proof, a little before the end of the last one. */
+	const requestNext = (): void => {
+		let back = 0;
+		if (continuity) {
+			// A page must hold more than the overlap to move on; a server serving one response
+			// per page leaves no room for the proof.
+			back = Math.max(0, Math.min(continuity.overlap, pageStep - 1, endOfLastPage));
+			if (back > 0) continuity.crossBoundary();
+		}
+		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));
+	};
 
 	try {
 		request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
 		while (inFlight.length) {
 			const { offset, limit, ahead, page: pending } = inFlight.shift() as PendingPage;
 			const page = await pending;
-			options.onPage?.(page);
+			options.onPage?.(page, offset);
 
 			if (ahead && !page.responses.some((response) => response.id === lastIdRead)) {
 				// Responses may lie between the two pages: read on from where the last one ended.
@@ -178,8 +299,9 @@ export async function* iterateResponses(
 				continue;
 			}
 			pagesRead++;
-			const totalGrew = page.total > largestTotal;
-			largestTotal = Math.max(largestTotal, page.total);
+			continuity?.observe(page.responses);
+			const totalGrew = page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
+			if (page.total !== undefined) largestTotal = Math.max(largestTotal ?? 0, page.total);
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
@@ -200,8 +322,10 @@ export async function* iterateResponses(
 				);
 			}
 			// Only repeats: fine when responses arrived since the last page (they pushed the ones
-			// read to later offsets), a server ignoring the offset when none did.
-			if (fresh.length === 0 && !totalGrew) {
+			// read to later offsets), a server ignoring the offset when it goes on. Without a
+			// count to show arrivals, a few such pages in a row are allowed.
+			pagesOfRepeats = fresh.length === 0 ? pagesOfRepeats + 1 : 0;
+			if (pagesOfRepeats > 0 && !totalGrew && (largestTotal !== undefined || pagesOfRepeats > MAX_PAGES_OF_REPEATS)) {
 				throw errorForPaging(
 					this.getNode(),
 					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
@@ -209,8 +333,9 @@ export async function* iterateResponses(
 				);
 			}
 			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
-			// Arrivals during the walk can add pages, never an unbounded number of them.
-			if (pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
+			// Arrivals during the walk can add pages, never an unbounded number of them. The
+			// count the API reports bounds the walk only when it reports one.
+			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
 				throw errorForPaging(
 					this.getNode(),
 					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
@@ -225,10 +350,10 @@ export async function* iterateResponses(
 					yield fresh;
 					return;
 				}
-				request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
+				requestNext();
 			}
 			// A page of one response cannot overlap the one before it and still advance.
-			while (readAhead && pageStep > 1 && inFlight.length < PAGES_IN_FLIGHT) {
+			while (readAhead && largestTotal !== undefined && pageStep > 1 && inFlight.length < PAGES_IN_FLIGHT) {
 				const aheadOffset = inFlight[inFlight.length - 1].offset + pageStep - 1;
 				if (aheadOffset >= largestTotal) break;
 				request(aheadOffset, MAX_PAGE_SIZE, true);
@@ -239,3 +364,6 @@ export async function* iterateResponses(
 		abandon.abort();
 	}
 }
+
+/** Pages in a row holding only responses already read, when the API reports no count. */
+const MAX_PAGES_OF_REPEATS = 5;
