@@ -1,6 +1,7 @@
 import { Container } from '@n8n/di';
 import type {
 	IDataObject,
+	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	IWorkflowSettings,
@@ -54,7 +55,21 @@ export interface RunPollArgs {
 	 * nothing saved, and the next poll runs on a new Workflow loaded from the stored static data.
 	 */
 	supersededWhileRunning?: boolean;
+	/**
+	 * Replaces the poll context's `helpers.httpRequestWithAuthentication`: every request the
+	 * node sends goes to this function instead of n8n's HTTP client (an in-memory server in
+	 * tests, see test/sim). It gets what the node passed (credential type, request options)
+	 * and returns what n8n's helper would (with `returnFullResponse`: statusCode, headers, body).
+	 * Omitted: n8n's own helper, over the network.
+	 */
+	httpRequest?: HttpRequestWithAuthentication;
 }
+
+/** An in-process stand-in for n8n's `httpRequestWithAuthentication` helper. */
+export type HttpRequestWithAuthentication = (
+	credentialsType: string,
+	requestOptions: IHttpRequestOptions,
+) => Promise<unknown>;
 
 export interface RunPollResult {
 	/** What poll() returned: null when it had nothing new. */
@@ -133,6 +148,7 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 			budget,
 		);
 		removeBudgetIfAsked(context, pollBudgetMs);
+		if (args.httpRequest) context.helpers.httpRequestWithAuthentication = args.httpRequest;
 		try {
 			return finish({ items: await nodeType.poll.call(context) }, false);
 		} catch (error) {
@@ -167,7 +183,7 @@ export class ActivePollTrigger {
 		readonly workflow: Workflow,
 		private readonly node: INode,
 		additionalData: ReturnType<typeof buildAdditionalData>,
-		args: Pick<RunPollArgs, 'activation' | 'pollBudgetMs'>,
+		args: Pick<RunPollArgs, 'activation' | 'pollBudgetMs' | 'httpRequest'>,
 	) {
 		const { pollBudgetMs } = args;
 		const budget = typeof pollBudgetMs === 'number' ? () => pollBudgetMs : undefined;
@@ -192,6 +208,7 @@ export class ActivePollTrigger {
 			budget,
 		);
 		removeBudgetIfAsked(this.context, pollBudgetMs);
+		if (args.httpRequest) this.context.helpers.httpRequestWithAuthentication = args.httpRequest;
 	}
 
 	/**
@@ -218,11 +235,25 @@ export class ActivePollTrigger {
 
 	private async runTick(options: { activation?: boolean; supersededWhileRunning?: boolean }): Promise<PollTickResult> {
 		Object.assign(this.outcome, { items: null, error: undefined, staticDataSaved: false });
+		// The poll context of this tick: the activation's one, with __emit / __emitError of its
+		// own, so that two ticks running at once (see `tick`) never report each other's items.
+		const outcome: PollTickResult = { items: null, staticDataSaved: false };
+		const context = Object.create(this.context) as PollContext;
+		Object.assign(context, {
+			__emit: (data: INodeExecutionData[][]) => {
+				Object.assign(outcome, { items: data, staticDataSaved: staticDataChanged(this.workflow) });
+				this.context.__emit(data);
+			},
+			__emitError: (error: Error) => {
+				outcome.error = error;
+				this.context.__emitError(error);
+			},
+		});
 		this.workflow.staticData.__dataChanged = false;
 		// PollTriggerExecutor asks isCurrent() before the poll and again once poll() returned.
 		let isCurrentAsked = 0;
 		const isCurrent = () => !options.supersededWhileRunning || isCurrentAsked++ === 0;
-		const executePoll = Container.get(PollTriggerExecutor).create(this.workflow, this.node, this.context, isCurrent);
+		const executePoll = Container.get(PollTriggerExecutor).create(this.workflow, this.node, context, isCurrent);
 		if (options.activation) {
 			try {
 				await executePoll(true);
@@ -230,11 +261,11 @@ export class ActivePollTrigger {
 				return { items: null, error: toError(error), staticDataSaved: false };
 			}
 			// ActiveWorkflowManager after the activation poll: saveStaticData if it changed.
-			if (staticDataChanged(this.workflow)) this.outcome.staticDataSaved = true;
+			if (staticDataChanged(this.workflow)) outcome.staticDataSaved = true;
 		} else {
 			await executePoll(false);
 		}
-		const { items, error, staticDataSaved } = this.outcome;
+		const { items, error, staticDataSaved } = outcome;
 		return { items, ...(error && { error }), staticDataSaved };
 	}
 
