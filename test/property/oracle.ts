@@ -1,0 +1,178 @@
+/**
+ * The oracle: the trigger's promise, checked on a Trace. Each property is separate and named,
+ * so a failure says which promise broke.
+ *
+ * What it assumes about the trigger (and nothing more):
+ * - Its part of the workflow's static data (n8n's `node:<name>` key) has a top-level number
+ *   `activatedAtMs`: the service's clock at activation, in epoch ms. It appears with the poll
+ *   that activates the trigger and never changes afterwards.
+ * - Items are emitted in Raw output mode: the response as the API sent it (`id`,
+ *   `submittedAt`, `answers`), with `formId` under All Forms. The simulated service names the
+ *   version of each response in its first answer (`<id>#<n>`).
+ * - "Existing Responses to Emit" is 0.
+ */
+import type { SimResponse } from '../sim/server';
+import { current } from '../sim/server';
+import type { Emitted, PollRecord, Trace } from './run';
+import { REQUEST_MS } from './run';
+
+export const PROPERTIES = {
+	P1: 'P1 no response version is emitted twice',
+	P2a: 'P2a activation moment: activatedAtMs is the service clock at activation, and stays',
+	P2b: 'P2b every response submitted after activation is emitted (its current version)',
+	P2c: 'P2c nothing submitted before activation (or on an unwatched form) is emitted',
+	P3: 'P3 a response without a usable submittedAt is emitted at most once',
+	P4a: 'P4a no poll fails while the server is healthy',
+	P4b: 'P4b with All Forms, a form answering 403/404 does not stop the other forms',
+	P5: 'P5 a poll does not wait out a Retry-After longer than its budget',
+} as const;
+
+export type PropertyId = keyof typeof PROPERTIES;
+
+export interface Violation {
+	property: PropertyId;
+	message: string;
+}
+
+function usable(submittedAt: unknown): boolean {
+	return typeof submittedAt === 'string' && !Number.isNaN(Date.parse(submittedAt));
+}
+
+function versionOf(tag: string): number {
+	const n = Number(tag.slice(tag.lastIndexOf('#') + 1));
+	return Number.isInteger(n) ? n : NaN;
+}
+
+function describe(e: Emitted): string {
+	return `${e.tag} (submittedAt ${JSON.stringify(e.submittedAt)}, poll ${e.poll})`;
+}
+
+export function check(trace: Trace): Violation[] {
+	const violations: Violation[] = [];
+	const add = (property: PropertyId, message: string) => violations.push({ property, message });
+	const { settings } = trace.schedule;
+	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
+	const watched = new Set(trace.watchedFormIds);
+
+	// P1 and P3: repeats.
+	const emissions = new Map<string, Emitted[]>();
+	for (const e of trace.emitted) emissions.set(e.id, [...(emissions.get(e.id) ?? []), e]);
+	for (const [id, list] of emissions) {
+		if (settings.updatedResponses === 'ignore' && list.length > 1) {
+			add('P1', `Updated Responses = Ignore, yet ${id} was emitted ${list.length} times: ${list.map(describe).join('; ')}`);
+		}
+		for (let i = 1; i < list.length && settings.updatedResponses === 'emit'; i++) {
+			const [before, after] = [list[i - 1], list[i]];
+			if (versionOf(after.tag) > versionOf(before.tag)) continue;
+			if (!usable(before.submittedAt) && !usable(after.submittedAt) && before.tag === after.tag) continue; // P3's
+			add('P1', `${id} emitted again without a newer version: ${describe(before)} then ${describe(after)}`);
+		}
+		const garbled = list.filter((e) => !usable(e.submittedAt));
+		if (garbled.length > 1) {
+			add('P3', `${id} (submittedAt unusable) emitted ${garbled.length} times: ${garbled.map(describe).join('; ')}`);
+		}
+	}
+
+	// P2a: the activation moment.
+	const activation = trace.polls.find((p) => p.activated);
+	let activatedAtMs: number | undefined;
+	if (!activation) {
+		const after = trace.polls.find((p) => p.errors.length === 0)?.activatedAtMsAfter;
+		add('P2a', `no poll left a numeric top-level activatedAtMs in the trigger's static data (found ${JSON.stringify(after)})`);
+	} else {
+		activatedAtMs = activation.activatedAtMsAfter as number;
+		const firstRequestMs = activation.requests[0]?.atMs ?? activation.startMs;
+		const low = Math.floor(firstRequestMs / 1000) * 1000;
+		if (activatedAtMs < low || activatedAtMs > activation.endMs) {
+			add(
+				'P2a',
+				`activatedAtMs ${iso(activatedAtMs)} is outside [${iso(low)}, ${iso(activation.endMs)}] (activation poll ${activation.index})`,
+			);
+		}
+		for (const poll of trace.polls.slice(activation.index + 1)) {
+			if (poll.activatedAtMsAfter !== undefined && poll.activatedAtMsAfter !== activatedAtMs) {
+				add('P2a', `activatedAtMs changed from ${iso(activatedAtMs)} to ${JSON.stringify(poll.activatedAtMsAfter)} at poll ${poll.index}`);
+				break;
+			}
+		}
+	}
+
+	if (activatedAtMs !== undefined) {
+		const at = activatedAtMs;
+		// P2b: no loss.
+		const emittedTags = new Set(trace.emitted.map((e) => e.tag));
+		const emittedIds = new Set(trace.emitted.map((e) => e.id));
+		for (const response of trace.server.responses) {
+			if (!watched.has(response.formId) || response.deletedAtMs !== undefined) continue;
+			const version = current(response);
+			if (version.garble !== undefined || version.atMs <= at) continue;
+			const tag = `${response.id}#${version.n}`;
+			if (settings.updatedResponses === 'emit') {
+				if (!emittedTags.has(tag)) {
+					const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
+					add(
+						'P2b',
+						`${tag} of ${response.formId} (submitted ${iso(version.atMs)}, after activation ${iso(at)}) was never emitted` +
+							(others.length ? `; emitted: ${others.join('; ')}` : ''),
+					);
+				}
+			} else if (response.versions[0].atMs > at && !emittedIds.has(response.id)) {
+				add('P2b', `${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, after activation ${iso(at)}) was never emitted`);
+			}
+		}
+		// P2c: nothing from before activation, nothing unwatched.
+		for (const e of trace.emitted) {
+			const response = byId.get(e.id);
+			const version = response?.versions.find((v) => v.n === versionOf(e.tag));
+			if (!response || !version) {
+				add('P2c', `emitted something the service never had: ${describe(e)}`);
+			} else if (!watched.has(response.formId) || e.formId !== response.formId) {
+				add('P2c', `emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`);
+			} else if (version.atMs <= at) {
+				add('P2c', `emitted ${describe(e)}, submitted ${iso(version.atMs)}, at or before activation ${iso(at)}`);
+			}
+		}
+	}
+
+	for (const poll of trace.polls) {
+		// P4a: no failure while healthy.
+		if (poll.healthyAtStart && poll.errors.length) {
+			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${poll.errors.join(' | ')}`);
+		}
+		// P4b: a denied form does not stop the others.
+		if (settings.watch === 'allForms' && poll.onlyDenialsAtStart && poll.errors.length) {
+			const denied = [...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`))];
+			if (denied.length) {
+				add('P4b', `poll ${poll.index} (${describePoll(poll)}) failed because ${denied.join(', ')} answered: ${poll.errors.join(' | ')}`);
+			}
+		}
+		// P5: waits fit the budget.
+		const asked = Math.max(-1, ...poll.requests.map((r) => r.retryAfterMs ?? -1));
+		if (asked > poll.budgetMs) {
+			const allowed = poll.budgetMs + REQUEST_MS * poll.requests.length;
+			const took = poll.endMs - poll.startMs;
+			if (took > allowed) {
+				add(
+					'P5',
+					`poll ${poll.index} (${describePoll(poll)}, budget ${poll.budgetMs} ms) got Retry-After ${asked / 1000} s and took ${took} ms of virtual time (${poll.requests.length} requests; at most ${allowed} ms allowed)`,
+				);
+			}
+		}
+	}
+	return violations;
+}
+
+function describePoll(poll: PollRecord): string {
+	const where = poll.step >= 0 ? `step ${poll.step + 1}` : 'final polls';
+	return `${poll.kind}${poll.activationTick ? ', activation tick' : ''}, ${where}`;
+}
+
+function iso(ms: number): string {
+	return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms);
+}
+
+export function formatViolations(violations: Violation[], max = 8): string {
+	const lines = violations.slice(0, max).map((v) => `- [${PROPERTIES[v.property]}] ${v.message}`);
+	if (violations.length > max) lines.push(`- … and ${violations.length - max} more`);
+	return lines.join('\n');
+}

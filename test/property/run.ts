@@ -1,0 +1,244 @@
+/**
+ * Runs one schedule: builds the simulated service from the settings, drives the real trigger
+ * through n8n-core step by step, then makes the service healthy and polls until nothing more
+ * comes. Records everything the oracle needs (a Trace): each poll's virtual start and end, the
+ * requests it sent and how they were answered, what it emitted, what n8n's static data said
+ * about the activation moment, and the service's final state.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RequestRecord, ServerEvent } from '../sim/server';
+import { SimServer } from '../sim/server';
+import { SimTriggerSession, useVirtualWaits } from '../sim/session';
+import { formById } from '../support/formsWtf';
+import type { EventStep, FuzzSettings, Schedule } from './schedule';
+import { BUDGET_MS } from './schedule';
+
+/** 2026-03-02T09:00:00.000Z: a fixed virtual epoch, so that every schedule replays exactly. */
+export const VIRTUAL_EPOCH_MS = Date.UTC(2026, 2, 2, 9, 0, 0);
+/** Virtual time one request takes. */
+export const REQUEST_MS = 1;
+
+export interface Emitted {
+	formId: string;
+	id: string;
+	/** As emitted (a string, null, or absent). */
+	submittedAt: unknown;
+	/** `<id>#<n>` from the answers: which version this is. */
+	tag: string;
+	poll: number;
+}
+
+export type PollKind = 'poll' | 'discarded' | 'together' | 'final';
+
+export interface PollRecord {
+	index: number;
+	/** Index of the schedule step (-1: the final polls). */
+	step: number;
+	kind: PollKind;
+	budgetMs: number;
+	/** n8n's activation poll (the first poll of an activation or of a start of n8n). */
+	activationTick: boolean;
+	/** The poll that activated the trigger: no trigger state before, one after. */
+	activated: boolean;
+	startMs: number;
+	endMs: number;
+	requests: RequestRecord[];
+	/** Nothing pending at its start that fails a request (no fault, no denied form). */
+	healthyAtStart: boolean;
+	/** Only denied forms (no fault) pending at its start. */
+	onlyDenialsAtStart: boolean;
+	errors: string[];
+	emitted: Emitted[];
+	/** `activatedAtMs` in the trigger's static data after the poll (undefined if absent). */
+	activatedAtMsAfter: unknown;
+}
+
+export interface Trace {
+	schedule: Schedule;
+	server: SimServer;
+	watchedFormIds: string[];
+	polls: PollRecord[];
+	emitted: Emitted[];
+	/** Polls it took at the end until nothing more came. */
+	finalPolls: number;
+}
+
+const QUIET_FINAL_POLLS = { form: 2, allForms: 24 };
+const MAX_FINAL_POLLS = 80;
+
+export function toServerEvent(event: EventStep, settings: FuzzSettings): ServerEvent {
+	if (event.kind !== 'late') return event;
+	const windowMs = Math.max(0, settings.lookBackMinutes * 60_000 - 1_000);
+	return { kind: 'late', form: event.form, count: event.count, lateByMs: Math.floor((windowMs * event.permille) / 1000) };
+}
+
+export function triggerParameters(settings: FuzzSettings): IDataObject {
+	return {
+		watch: settings.watch,
+		...(settings.watch === 'form' && { formId: formById('form0') }),
+		output: 'raw',
+		options: { lookBackMinutes: settings.lookBackMinutes, updatedResponses: settings.updatedResponses },
+	};
+}
+
+export function buildServer(settings: FuzzSettings): SimServer {
+	const server = new SimServer(
+		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
+		VIRTUAL_EPOCH_MS + settings.startOffsetMs,
+		settings.formCount,
+	);
+	for (let form = 0; form < settings.formCount; form++) {
+		server.seed(form, settings.seeded[form] ?? 0, settings.seedAgoMs, 1_000);
+	}
+	return server;
+}
+
+/** Drives a session; shared by the fuzzer and the named schedules. */
+export class Driver {
+	readonly polls: PollRecord[] = [];
+	readonly emitted: Emitted[] = [];
+	readonly session: SimTriggerSession;
+	private step = -1;
+
+	constructor(
+		readonly server: SimServer,
+		readonly settings: FuzzSettings,
+		randomSeed = 1,
+	) {
+		this.session = new SimTriggerSession(server, triggerParameters(settings), randomSeed);
+	}
+
+	get watchedFormIds(): string[] {
+		return this.settings.watch === 'form' ? ['form0'] : this.server.forms.map((form) => form.id);
+	}
+
+	atStep(step: number): void {
+		this.step = step;
+	}
+
+	async poll(options: { budgetMs?: number; discarded?: boolean; final?: boolean } = {}): Promise<PollRecord> {
+		return await this.record(options.discarded ? 'discarded' : options.final ? 'final' : 'poll', options.budgetMs, async () => [
+			await this.session.poll({ pollBudgetMs: options.budgetMs, discarded: options.discarded }),
+		]);
+	}
+
+	async pollTogether(): Promise<PollRecord> {
+		return await this.record('together', undefined, async () => await this.session.pollTogether());
+	}
+
+	private async record(
+		kind: PollKind,
+		budgetMs: number | undefined,
+		run: () => Promise<Array<{ items: IDataObject[]; error?: Error }>>,
+	): Promise<PollRecord> {
+		const hadState = typeof this.session.triggerState?.activatedAtMs === 'number';
+		const activationTick = this.session.nextIsActivationPoll;
+		const firstRequest = this.server.log.length;
+		const faultsPending = this.server.faults.length > 0;
+		const denialsPending = this.server.forms.some((form) => form.denial !== undefined);
+		const startMs = this.server.now;
+		const outcomes = await run();
+		const index = this.polls.length;
+		const emitted: Emitted[] = [];
+		for (const outcome of outcomes) {
+			for (const item of outcome.items) emitted.push(this.toEmitted(item, index));
+		}
+		const state = this.session.triggerState;
+		const record: PollRecord = {
+			index,
+			step: this.step,
+			kind,
+			budgetMs: budgetMs ?? BUDGET_MS.default,
+			activationTick,
+			activated: !hadState && typeof state?.activatedAtMs === 'number',
+			startMs,
+			endMs: this.server.now,
+			requests: this.server.log.slice(firstRequest),
+			healthyAtStart: !faultsPending && !denialsPending,
+			onlyDenialsAtStart: !faultsPending && denialsPending,
+			errors: outcomes.flatMap((outcome) => (outcome.error ? [outcome.error.message] : [])),
+			emitted,
+			activatedAtMsAfter: state?.activatedAtMs,
+		};
+		this.polls.push(record);
+		this.emitted.push(...emitted);
+		return record;
+	}
+
+	private toEmitted(item: IDataObject, poll: number): Emitted {
+		const answers = Array.isArray(item.answers) ? (item.answers as IDataObject[]) : [];
+		const tag = answers.length && typeof answers[0].value === 'string' ? answers[0].value : '?';
+		return {
+			formId: this.settings.watch === 'form' ? 'form0' : String(item.formId),
+			id: String(item.id),
+			submittedAt: item.submittedAt,
+			tag,
+			poll,
+		};
+	}
+
+	/** The server made healthy, then plain polls until `quiet` polls in a row emit nothing. */
+	async drain(): Promise<number> {
+		this.step = -1;
+		this.server.heal();
+		const quiet = QUIET_FINAL_POLLS[this.settings.watch];
+		let quietPolls = 0;
+		let polls = 0;
+		while (quietPolls < quiet && polls < MAX_FINAL_POLLS) {
+			const record = await this.poll({ final: true });
+			polls++;
+			quietPolls = record.emitted.length === 0 && record.errors.length === 0 ? quietPolls + 1 : 0;
+		}
+		return polls;
+	}
+}
+
+export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<Trace> {
+	const { settings } = schedule;
+	const server = buildServer(settings);
+	const undoWaits = useVirtualWaits(server);
+	try {
+		const driver = new Driver(server, settings, randomSeed);
+		for (const [index, step] of schedule.steps.entries()) {
+			driver.atStep(index);
+			switch (step.kind) {
+				case 'fault':
+					server.inject(step.fault, step.times, step.form);
+					break;
+				case 'deny':
+					server.deny(step.form, step.status, step.times);
+					break;
+				case 'hide':
+					server.setHidden(step.form, true);
+					break;
+				case 'show':
+					server.setHidden(step.form, false);
+					break;
+				case 'during':
+					server.arm(step.afterRequests, toServerEvent(step.event, settings));
+					break;
+				case 'poll':
+					await driver.poll({ budgetMs: step.budget === 'default' ? undefined : BUDGET_MS[step.budget] });
+					break;
+				case 'discardedPoll':
+					// n8n's activation poll is never superseded here: before activation this is a plain poll.
+					await driver.poll({ discarded: driver.session.active && !driver.session.nextIsActivationPoll });
+					break;
+				case 'restart':
+					driver.session.restart();
+					break;
+				case 'pollTogether':
+					if (driver.session.active && !driver.session.nextIsActivationPoll) await driver.pollTogether();
+					else await driver.poll();
+					break;
+				default:
+					server.apply(toServerEvent(step, settings));
+			}
+		}
+		const finalPolls = await driver.drain();
+		return { schedule, server, watchedFormIds: driver.watchedFormIds, polls: driver.polls, emitted: driver.emitted, finalPolls };
+	} finally {
+		undoWaits();
+	}
+}

@@ -1,0 +1,241 @@
+/**
+ * What the fuzzer generates: the trigger's settings and the simulated service's behaviour
+ * (`FuzzSettings`), then a schedule of steps, each a server event or a trigger event. Steps are
+ * plain records, so fast-check can shrink a failing schedule to a minimal one (fewer steps,
+ * smaller counts, simpler settings) and `formatSchedule` can print it for a person to read.
+ */
+import fc from 'fast-check';
+
+import type { FaultKind, GarbleKind, ResponseOrder, RetryAfter, SinceMode } from '../sim/server';
+
+export type Budget = 'default' | '36s' | '3s' | 'tiny';
+
+export const BUDGET_MS: Record<Budget, number> = {
+	// n8n-core's PollContext default (5 minutes), what n8n gives every poll without its durable scheduler.
+	default: 300_000,
+	// n8n 2.41's durable scheduler.
+	'36s': 36_000,
+	'3s': 3_000,
+	// Cuts a poll after its first page (every request costs virtual time, and the trigger's Date.now is virtual).
+	tiny: 1,
+};
+
+export interface FuzzSettings {
+	watch: 'form' | 'allForms';
+	/** With One Form, the trigger watches form0 and the others are noise it must not emit. */
+	formCount: number;
+	lookBackMinutes: number;
+	updatedResponses: 'emit' | 'ignore';
+	since: SinceMode;
+	order: ResponseOrder;
+	/** The most responses one page holds; 1000 is the contract's maximum (no cap). */
+	pageCap: number;
+	totalAbsent: boolean;
+	/** Where in its second the virtual clock starts (the service's Date header has whole seconds). */
+	startOffsetMs: number;
+	/** Responses each form already has before the schedule, the newest `seedAgoMs` ago. */
+	seeded: number[];
+	seedAgoMs: number;
+}
+
+/** A server event; `form` indexes the forms (modulo their number), `pick` an alive response of it. */
+export type EventStep =
+	| { kind: 'submit'; form: number; count: number }
+	| { kind: 'burst'; form: number; count: number }
+	/** Visible from now, submitted `permille`/1000 of (look-back window - 1 s) ago. */
+	| { kind: 'late'; form: number; count: number; permille: number }
+	| { kind: 'update'; form: number; pick: number }
+	| { kind: 'delete'; form: number; pick: number }
+	| { kind: 'garble'; form: number; pick: number; garble: GarbleKind }
+	| { kind: 'submitGarbled'; form: number; garble: GarbleKind }
+	| { kind: 'advance'; ms: number };
+
+export type Step =
+	| EventStep
+	| { kind: 'fault'; fault: FaultKind; times: number; form?: number }
+	| { kind: 'deny'; form: number; status: 403 | 404; times: number }
+	| { kind: 'hide'; form: number }
+	| { kind: 'show'; form: number }
+	/** The event happens just before the `afterRequests`-th request from now (inside the next poll). */
+	| { kind: 'during'; afterRequests: number; event: EventStep }
+	| { kind: 'poll'; budget: Budget }
+	| { kind: 'discardedPoll' }
+	| { kind: 'restart' }
+	| { kind: 'pollTogether' };
+
+export interface Schedule {
+	settings: FuzzSettings;
+	steps: Step[];
+}
+
+const formIndex = fc.nat({ max: 3 });
+const pick = fc.nat({ max: 40 });
+const garble = fc.constantFrom<GarbleKind>('null', 'missing', 'notADate');
+
+export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
+	{ arbitrary: fc.record({ kind: fc.constant('submit' as const), form: formIndex, count: fc.integer({ min: 1, max: 12 }) }), weight: 6 },
+	{ arbitrary: fc.record({ kind: fc.constant('burst' as const), form: formIndex, count: fc.integer({ min: 2, max: 20 }) }), weight: 3 },
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('late' as const),
+			form: formIndex,
+			count: fc.integer({ min: 1, max: 4 }),
+			permille: fc.integer({ min: 0, max: 999 }),
+		}),
+		weight: 2,
+	},
+	{ arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }), weight: 3 },
+	{ arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }), weight: 2 },
+	{ arbitrary: fc.record({ kind: fc.constant('garble' as const), form: formIndex, pick, garble }), weight: 1 },
+	{ arbitrary: fc.record({ kind: fc.constant('submitGarbled' as const), form: formIndex, garble }), weight: 1 },
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('advance' as const),
+			ms: fc.constantFrom(1, 400, 999, 1_000, 5_000, 61_000, 10 * 60_000 + 1, 3_600_000),
+		}),
+		weight: 4,
+	},
+);
+
+const retryAfter: fc.Arbitrary<RetryAfter> = fc.oneof(
+	fc.constant({ kind: 'absent' as const }),
+	fc.constant({ kind: 'zero' as const }),
+	fc.constant({ kind: 'pastDate' as const }),
+	fc.record({ kind: fc.constant('seconds' as const), seconds: fc.constantFrom(1, 8, 40, 400) }),
+);
+
+const fault: fc.Arbitrary<FaultKind> = fc.oneof(
+	fc.record({ kind: fc.constant('rateLimit' as const), retryAfter }),
+	fc.record({ kind: fc.constant('serverError' as const), status: fc.constantFrom<500 | 502 | 503>(500, 502, 503) }),
+	fc.constant({ kind: 'drop' as const }),
+);
+
+export const step: fc.Arbitrary<Step> = fc.oneof(
+	{ arbitrary: eventStep, weight: 20 },
+	{
+		arbitrary: fc.record(
+			{ kind: fc.constant('fault' as const), fault, times: fc.integer({ min: 1, max: 6 }), form: formIndex },
+			{ requiredKeys: ['kind', 'fault', 'times'] },
+		),
+		weight: 4,
+	},
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('deny' as const),
+			form: formIndex,
+			status: fc.constantFrom<403 | 404>(403, 404),
+			times: fc.integer({ min: 1, max: 8 }),
+		}),
+		weight: 2,
+	},
+	{ arbitrary: fc.record({ kind: fc.constant('hide' as const), form: formIndex }), weight: 1 },
+	{ arbitrary: fc.record({ kind: fc.constant('show' as const), form: formIndex }), weight: 1 },
+	{
+		arbitrary: fc.record({ kind: fc.constant('during' as const), afterRequests: fc.integer({ min: 2, max: 6 }), event: eventStep }),
+		weight: 4,
+	},
+	{
+		arbitrary: fc.record({ kind: fc.constant('poll' as const), budget: fc.constantFrom<Budget>('default', 'tiny', '3s', '36s') }),
+		weight: 12,
+	},
+	{ arbitrary: fc.constant({ kind: 'discardedPoll' as const }), weight: 2 },
+	{ arbitrary: fc.constant({ kind: 'restart' as const }), weight: 2 },
+	{ arbitrary: fc.constant({ kind: 'pollTogether' as const }), weight: 2 },
+);
+
+export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
+	watch: fc.constantFrom<'form' | 'allForms'>('form', 'allForms'),
+	formCount: fc.integer({ min: 1, max: 4 }),
+	lookBackMinutes: fc.integer({ min: 0, max: 15 }),
+	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
+	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive'),
+	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
+	pageCap: fc.constantFrom(1000, 7, 50),
+	totalAbsent: fc.boolean(),
+	startOffsetMs: fc.integer({ min: 0, max: 999 }),
+	seeded: fc.array(fc.nat({ max: 15 }), { minLength: 4, maxLength: 4 }),
+	seedAgoMs: fc.constantFrom(0, 1, 500, 30_000, 3_600_000),
+});
+
+export const schedule: fc.Arbitrary<Schedule> = fc.record({
+	settings,
+	steps: fc.array(step, { maxLength: 40 }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Readable form
+
+export function formatSettings(s: FuzzSettings): string {
+	const forms = s.watch === 'form' ? `One Form (form0 of ${s.formCount})` : `All Forms (${s.formCount})`;
+	return [
+		`watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}`,
+		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}`,
+		`clock starts at +${s.startOffsetMs} ms in its second; existing responses per form ${JSON.stringify(
+			s.seeded.slice(0, s.formCount),
+		)}, the newest ${s.seedAgoMs} ms ago`,
+	].join('\n');
+}
+
+export function formatEvent(e: EventStep): string {
+	switch (e.kind) {
+		case 'submit':
+			return `submit ${e.count} on form${e.form}, 1 ms apart`;
+		case 'burst':
+			return `burst of ${e.count} on form${e.form} in one ms`;
+		case 'late':
+			return `${e.count} late-visible on form${e.form} (${e.permille}‰ of the look-back window ago)`;
+		case 'update':
+			return `update response #${e.pick} of form${e.form}`;
+		case 'delete':
+			return `delete response #${e.pick} of form${e.form}`;
+		case 'garble':
+			return `garble submittedAt (${e.garble}) of response #${e.pick} of form${e.form}`;
+		case 'submitGarbled':
+			return `submit 1 on form${e.form} with submittedAt ${e.garble}`;
+		case 'advance':
+			return `advance clock ${e.ms} ms`;
+	}
+}
+
+function formatRetryAfter(r: RetryAfter): string {
+	if (r.kind === 'seconds') return `Retry-After ${r.seconds}`;
+	if (r.kind === 'zero') return 'Retry-After 0';
+	if (r.kind === 'pastDate') return 'Retry-After <past date>';
+	return 'no Retry-After';
+}
+
+function formatFault(f: FaultKind): string {
+	if (f.kind === 'rateLimit') return `429 (${formatRetryAfter(f.retryAfter)})`;
+	if (f.kind === 'serverError') return String(f.status);
+	return 'ECONNRESET';
+}
+
+export function formatStep(s: Step): string {
+	switch (s.kind) {
+		case 'fault':
+			return `fault ${formatFault(s.fault)} on the next ${s.times} request(s)${s.form === undefined ? '' : ` of form${s.form}`}`;
+		case 'deny':
+			return `form${s.form} answers ${s.status} to its next ${s.times} request(s)`;
+		case 'hide':
+			return `hide form${s.form} from the listing`;
+		case 'show':
+			return `show form${s.form} in the listing`;
+		case 'during':
+			return `arm: before request ${s.afterRequests} from now, ${formatEvent(s.event)}`;
+		case 'poll':
+			return s.budget === 'default' ? 'POLL' : `POLL (budget ${s.budget})`;
+		case 'discardedPoll':
+			return 'POLL discarded by n8n (workflow saved while it ran)';
+		case 'restart':
+			return 'RESTART n8n (new activation from stored static data)';
+		case 'pollTogether':
+			return 'TWO POLLS at once';
+		default:
+			return formatEvent(s);
+	}
+}
+
+export function formatSchedule(schedule: Schedule): string {
+	const lines = schedule.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s)}`);
+	return `${formatSettings(schedule.settings)}\nsteps:\n${lines.join('\n') || '  (none)'}\n  then: server healthy, plain polls until drained`;
+}

@@ -1,0 +1,138 @@
+/**
+ * The real Forms.wtf Trigger in an active workflow, polled through n8n-core (the runner's
+ * ActivePollTrigger) against the in-memory SimServer, the way test/workflow/triggerSession.ts
+ * does against the HTTP harness:
+ * - one activation is ONE Workflow object and ONE poll context; its first poll is n8n's
+ *   activation poll (an error there leaves the workflow inactive);
+ * - n8n's database copy of the static data is written by the activation poll and by every
+ *   poll that emits; a restart, and a save of the workflow while a poll runs (n8n discards
+ *   the poll's result), start a NEW activation from that copy;
+ * - two polls at once share the activation.
+ * While a poll runs, the host's `Date.now` is the server's virtual clock (the poll budget and
+ * Retry-After dates count virtual time) and `Math.random` a seeded generator (the transport's
+ * backoff jitter), so that a schedule replays exactly; the transport's waits advance the
+ * virtual clock at once (`retryPolicy.wait`, installed by `useVirtualWaits`).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import type { ActivePollTrigger } from '../runner';
+import { activatePollTrigger } from '../runner';
+import { credentialsFor, nodeTypes, triggerNode } from '../support/formsWtf';
+import { prng } from '../support/prng';
+import type { SimServer } from './server';
+import { SIM_BASE_URL } from './server';
+
+let sessions = 0;
+
+export interface TickOutcome {
+	items: IDataObject[];
+	error?: Error;
+}
+
+/** The transport's retry waits move the server's clock instead of sleeping. Returns the undo. */
+export function useVirtualWaits(server: SimServer): () => void {
+	retryPolicy.wait = async (ms) => await server.wait(ms);
+	return () => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY);
+}
+
+export class SimTriggerSession {
+	/** What n8n's database holds for the workflow's static data. */
+	storedStaticData: IDataObject = {};
+	readonly workflowId = `wf-sim-${process.pid}-${++sessions}`;
+	private activation?: { trigger: ActivePollTrigger; polled: boolean };
+	private readonly random: () => number;
+
+	constructor(
+		private readonly server: SimServer,
+		private readonly parameters: IDataObject,
+		randomSeed = 1,
+	) {
+		this.random = prng(randomSeed);
+	}
+
+	/** The static data the next poll starts from: the active Workflow's, else the stored one. */
+	get staticData(): IDataObject {
+		return this.activation ? this.activation.trigger.staticData() : this.storedStaticData;
+	}
+
+	/** The trigger's own part of the static data (n8n's `node:<name>` key), if any. */
+	get triggerState(): IDataObject | undefined {
+		const key = Object.keys(this.staticData).find((name) => name.startsWith('node:'));
+		return key === undefined ? undefined : (this.staticData[key] as IDataObject);
+	}
+
+	get active(): boolean {
+		return this.activation !== undefined;
+	}
+
+	/** Whether the next poll is n8n's activation poll (first poll of an activation or of a start). */
+	get nextIsActivationPoll(): boolean {
+		return !this.activation?.polled;
+	}
+
+	/**
+	 * One poll of the active workflow. `discarded`: the workflow is saved while the poll runs, so
+	 * n8n drops its result and loads the workflow again from the database.
+	 */
+	async poll(options: { pollBudgetMs?: number; discarded?: boolean } = {}): Promise<TickOutcome> {
+		const activation = await this.activeTrigger();
+		const isActivationPoll = !activation.polled;
+		const tick = await this.virtually(
+			async () =>
+				await activation.trigger.tick({
+					activation: isActivationPoll,
+					supersededWhileRunning: options.discarded,
+					pollBudgetMs: options.pollBudgetMs,
+				}),
+		);
+		activation.polled = true;
+		if (isActivationPoll && tick.error) this.activation = undefined;
+		if (tick.staticDataSaved) this.storedStaticData = activation.trigger.staticData();
+		if (options.discarded) this.restart();
+		return { items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error };
+	}
+
+	/** Two polls of the active workflow at once (n8n ticks whether or not the last poll finished). */
+	async pollTogether(): Promise<TickOutcome[]> {
+		const activation = await this.activeTrigger();
+		activation.polled = true;
+		const ticks = await this.virtually(async () => await Promise.all([activation.trigger.tick(), activation.trigger.tick()]));
+		if (ticks.some((tick) => tick.staticDataSaved)) this.storedStaticData = activation.trigger.staticData();
+		return ticks.map((tick) => ({ items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error }));
+	}
+
+	/** n8n stops (or is killed) and starts again: the next poll loads the stored static data. */
+	restart(): void {
+		this.activation = undefined;
+	}
+
+	private async activeTrigger(): Promise<{ trigger: ActivePollTrigger; polled: boolean }> {
+		if (!this.activation) {
+			const { trigger } = await activatePollTrigger({
+				node: triggerNode(this.parameters),
+				nodeTypes,
+				credentials: credentialsFor(SIM_BASE_URL, 'fwtf_sim_key'),
+				workflowId: this.workflowId,
+				staticData: this.storedStaticData,
+				httpRequest: this.server.handle,
+			});
+			this.activation = { trigger, polled: false };
+		}
+		return this.activation;
+	}
+
+	/** Runs a poll with the host clock on the server's virtual clock and a seeded Math.random. */
+	private async virtually<T>(run: () => Promise<T>): Promise<T> {
+		const realNow = Date.now;
+		const realRandom = Math.random;
+		Date.now = () => this.server.now;
+		Math.random = this.random;
+		try {
+			return await run();
+		} finally {
+			Date.now = realNow;
+			Math.random = realRandom;
+		}
+	}
+}
