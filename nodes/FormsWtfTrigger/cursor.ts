@@ -1,38 +1,5 @@
 import type { FormResponse } from '../FormsWtf/transport/types';
-
-/**
- * Where the trigger stands on one form, kept in the workflow's static data.
- *
- * `since` is the bound of the next query, taken from the service's own timestamps (never the
- * n8n host's clock). It trails the newest timestamp seen by a look-back window, so that a
- * response that becomes visible a little after its timestamp is still found. `seen` holds, for
- * each response in that window, the `submittedAt` of the version already handled, so the
- * overlap is never emitted twice whether the API's `since` is exclusive or inclusive and
- * however many responses share one millisecond. Entries older than `since` can never be
- * returned again and are dropped: the state is bounded by the responses of one window.
- */
-export interface FormCursor {
-	since: string;
-	seen: Record<string, number>;
-	newestMs?: number;
-	/** Where a read cut short by the poll budget goes on; absent when the last read was complete. */
-	resumeOffset?: number;
-	/**
-	 * Emit Existing Responses: the oldest (time, id) to emit. Older responses the query returns
-	 * (the bound sits 1 ms before it, whether `since` is inclusive or not) are existing ones
-	 * that were not chosen. Dropped once `since` has moved past it.
-	 */
-	floor?: { atMs: number; id: string };
-	/** Emit Existing Responses: this form's existing responses are still being read, from here on. */
-	backfillOffset?: number;
-	/** All Forms: `responseCount` and `updatedAt` of the listing before this form's last complete read. */
-	listedCount?: number;
-	listedUpdatedAt?: string;
-	/** All Forms: the poll (state `rev`) of this form's last complete read. */
-	readAtRev?: number;
-	/** All Forms: since when (service clock, ms) the listing of forms lacks this form. */
-	unlistedSinceMs?: number;
-}
+import type { FormCursor, ResumePoint } from './state';
 
 export type UpdatedResponses = 'emit' | 'ignore';
 
@@ -41,10 +8,12 @@ export interface CursorOptions {
 	updatedResponses: UpdatedResponses;
 }
 
-/** The submission time of a response in epoch ms; a garbled one counts as "now" of the window. */
-export function submittedAtMs(response: FormResponse, fallbackMs: number): number {
-	const ms = Date.parse(response.submittedAt);
-	return Number.isNaN(ms) ? fallbackMs : ms;
+/** The submission time of a response in epoch ms; undefined when it has none the trigger can use. */
+export function submittedAtMs(response: FormResponse): number | undefined {
+	const at: unknown = response.submittedAt;
+	if (typeof at !== 'string') return undefined;
+	const ms = Date.parse(at);
+	return Number.isNaN(ms) ? undefined : ms;
 }
 
 /**
@@ -54,8 +23,14 @@ export function submittedAtMs(response: FormResponse, fallbackMs: number): numbe
 export function isNewVersion(cursor: FormCursor, id: string, atMs: number, options: CursorOptions): boolean {
 	if (cursor.floor && compareOldestFirst({ atMs, id }, cursor.floor) < 0) return false;
 	const handled = cursor.seen[id];
-	if (handled === undefined) return true;
+	// Emitted before without a date: with Ignore, a dated version of it is an update.
+	if (handled === undefined) return !(options.updatedResponses === 'ignore' && cursor.undated?.includes(id));
 	return options.updatedResponses === 'emit' && atMs > handled;
+}
+
+/** A response without a usable `submittedAt` is new once: while the API returns it, it is remembered. */
+export function isNewUndated(cursor: FormCursor, id: string): boolean {
+	return cursor.seen[id] === undefined && !cursor.undated?.includes(id);
 }
 
 /** Oldest first; ties (same millisecond) in a fixed order, by id. */
@@ -63,32 +38,50 @@ export function compareOldestFirst(a: { atMs: number; id: string }, b: { atMs: n
 	return a.atMs - b.atMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
+/** What one read of a form handled. */
+export interface ReadOfForm {
+	/** Every dated version read. */
+	handled: Iterable<HandledVersion>;
+	/** The ids of responses read without a usable `submittedAt`. */
+	undated: Iterable<string>;
+	/** Whether the read began at the start of `since` (not resumed from an earlier read). */
+	fromStart: boolean;
+}
+
 /**
  * The cursor after a complete read: the window slides to trail the newest timestamp seen, never
- * backwards, and forgets what fell out of it.
+ * backwards, and forgets what fell out of it. The bound sits one millisecond before the window,
+ * so a response in the window's first millisecond is read whether `since` is exclusive or not.
  */
-export function advanceCursor(cursor: FormCursor, handled: Iterable<HandledVersion>, options: CursorOptions): FormCursor {
-	const { seen, newestMs } = mergeHandled(cursor, handled);
+export function advanceCursor(cursor: FormCursor, read: ReadOfForm, options: CursorOptions): FormCursor {
+	const { seen, newestMs } = mergeHandled(cursor, read.handled);
 	const currentSinceMs = Date.parse(cursor.since);
-	const sinceMs = newestMs === undefined ? currentSinceMs : Math.max(currentSinceMs, newestMs - options.lookBackMs);
+	const sinceMs =
+		newestMs === undefined ? currentSinceMs : Math.max(currentSinceMs, newestMs - options.lookBackMs - 1);
 	const next: FormCursor = { ...cursor, since: new Date(sinceMs).toISOString(), seen: pruneSeen(seen, sinceMs), newestMs };
-	delete next.resumeOffset;
+	delete next.resume;
+	// A read from the start sees every undated response the API still returns: only those stay.
+	const undated = read.fromStart ? [...new Set(read.undated)] : mergeUndated(cursor, read.undated);
+	if (undated.length) next.undated = undated;
+	else delete next.undated;
 	if (next.floor && next.floor.atMs < sinceMs) delete next.floor;
 	return next;
 }
 
 /**
- * The cursor after a read that stopped early (poll time budget): `since` must not move, since
- * responses not read yet may lie anywhere after it; what was handled is remembered, and the
- * next poll goes on from `resumeOffset`. New responses only push others to later offsets, so
- * going on from there re-reads a few (they are in `seen`) and skips none.
+ * The cursor after a read that stopped early: `since` must not move, since responses not read
+ * yet may lie anywhere after it; what was handled is remembered, and the next poll goes on from
+ * `resume` (see ResumePoint).
  */
-export function rememberHandled(
-	cursor: FormCursor,
-	handled: Iterable<HandledVersion>,
-	resumeOffset: number,
-): FormCursor {
-	return { ...cursor, ...mergeHandled(cursor, handled), resumeOffset };
+export function rememberHandled(cursor: FormCursor, read: ReadOfForm, resume: ResumePoint): FormCursor {
+	const next: FormCursor = { ...cursor, ...mergeHandled(cursor, read.handled), resume };
+	const undated = mergeUndated(cursor, read.undated);
+	if (undated.length) next.undated = undated;
+	return next;
+}
+
+function mergeUndated(cursor: FormCursor, undated: Iterable<string>): string[] {
+	return [...new Set([...(cursor.undated ?? []), ...undated])];
 }
 
 export interface HandledVersion {

@@ -5,14 +5,21 @@ import { formatResponse, getOutputMode } from '../FormsWtf/helpers/output';
 import type { OutputMode } from '../FormsWtf/helpers/output';
 import { getFormId } from '../FormsWtf/helpers/parameters';
 import { apiRequest, serviceTimeMs } from '../FormsWtf/transport';
-import { asNodeError, errorForMalformedBody, isTransientError } from '../FormsWtf/transport/errors';
-import { getResponsesPage, iterateResponses, MAX_PAGE_SIZE } from '../FormsWtf/transport/paging';
-import type { ResponsesQuery } from '../FormsWtf/transport/paging';
+import { asNodeError, errorForMalformedBody, isDeadlineError, isTransientError } from '../FormsWtf/transport/errors';
+import { Continuity, getResponsesPage, iterateResponses, MAX_PAGE_SIZE } from '../FormsWtf/transport/paging';
+import type { Anchor, ResponsesQuery } from '../FormsWtf/transport/paging';
 import type { FormResponse } from '../FormsWtf/transport/types';
-import type { CursorOptions, FormCursor, HandledVersion, UpdatedResponses } from './cursor';
-import { advanceCursor, compareOldestFirst, isNewVersion, rememberHandled, submittedAtMs } from './cursor';
-import type { TriggerState } from './state';
-import { readState, unlessAlreadyPolling, writeState } from './state';
+import type { CursorOptions, HandledVersion, ReadOfForm, UpdatedResponses } from './cursor';
+import {
+	advanceCursor,
+	compareOldestFirst,
+	isNewUndated,
+	isNewVersion,
+	rememberHandled,
+	submittedAtMs,
+} from './cursor';
+import type { FormCursor, ResumePoint, TriggerState } from './state';
+import { LAST_ID, readState, startedAt, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
 
 interface TriggerSettings extends CursorOptions {
 	watch: 'form' | 'allForms';
@@ -72,8 +79,20 @@ export const MAX_SWEEP_READS = 10;
  * account or a large Emit Existing Responses is read over several polls, never skipped.
  */
 export const MAX_PAGES_PER_POLL = 40;
-/** Sorts after every response id: a floor at a moment with this id keeps out all of that moment. */
-const LAST_ID = '\uffff';
+/** How far before the end of the last page the next page of a trigger's read starts (see Continuity). */
+export const PAGE_OVERLAP = 3;
+/** How far before where a cut read stopped the next poll resumes: room for deletions in between. */
+const RESUME_OVERLAP = 25;
+/** Responses without a usable date come after the dated ones of a poll. */
+const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
+/** All Forms: polls in a row a form may fail before it is reported as an error, and how often after. */
+const FORM_FAILURES_REPORTED = 5;
+const FORM_FAILURES_REPORTED_AGAIN = 60;
+/**
+ * Fetch Test Event with All Forms asks this many forms, those the listing shows changed last:
+ * a sample, found in a handful of requests however many forms the account has.
+ */
+const SAMPLED_FORMS = 3;
 /** Growing windows of recent time in which "Fetch Test Event" looks for the newest response. */
 const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
 /** Growing windows before activation in which Emit Existing Responses looks for the newest ones; undefined: all. */
@@ -88,16 +107,30 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 
 	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
 	const scope = settings.watch === 'form' ? `form:${settings.formId}` : 'all';
-	const budgetMs = pollBudgetMs(context);
-	const result = await unlessAlreadyPolling(triggerKey, 2 * (budgetMs ?? DEFAULT_POLL_BUDGET_MS), async () => {
+	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
+	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async () => {
 		const staticData = context.getWorkflowStaticData('node');
-		const state = readState(staticData, scope);
-		const allowance = new PollAllowance(budgetMs === undefined ? undefined : Date.now() + budgetMs * BUDGET_SHARE);
+		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
+		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
+		const allowance = new PollAllowance(Date.now() + budgetMs * BUDGET_SHARE);
 		try {
-			const listing = await listWatchedForms(context, settings);
-			const { items, next } = state
-				? await pollOnce(context, settings, state, listing, allowance)
-				: await activate(context, settings, scope, listing, allowance);
+			const listing = await listWatchedForms(context, settings, allowance);
+			if (!state) {
+				const { items, next } = await activate(context, settings, scope, listing, allowance);
+				writeState(staticData, next);
+				return items.length ? [items] : null;
+			}
+			if (restartAtNow.length) {
+				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
+				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs, settings.lookBackMs);
+			}
+			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
+			if (failingForm) {
+				// Reported once it persists: this poll's reads are dropped (read again next time),
+				// only the count of failures is kept, and the other forms go on at the next poll.
+				writeState(staticData, { ...state, forms: { ...state.forms, [failingForm.formId]: failingForm.cursor } });
+				throw failingForm.error;
+			}
 			delete next.failures;
 			writeState(staticData, next);
 			return items.length ? [items] : null;
@@ -107,14 +140,18 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 			const failures = (state.failures ?? 0) + 1;
 			writeState(staticData, { ...state, failures });
 			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
-			context.logger.warn(
-				`Forms.wtf Trigger: poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,
-				{ workflowId: context.getWorkflow().id, node: context.getNode().name },
-			);
+			warn(context, `poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`);
 			return null;
 		}
 	});
 	return result ?? null;
+}
+
+function warn(context: IPollFunctions, message: string): void {
+	context.logger.warn(`Forms.wtf Trigger: ${message}`, {
+		workflowId: context.getWorkflow().id,
+		node: context.getNode().name,
+	});
 }
 
 /**
@@ -154,9 +191,16 @@ function pollBudgetMs(context: IPollFunctions): number | undefined {
 	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : undefined;
 }
 
-async function listWatchedForms(context: IPollFunctions, settings: TriggerSettings): Promise<Listing> {
+async function listWatchedForms(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	allowance?: PollAllowance,
+): Promise<Listing> {
 	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
-	const { body, headers } = await (apiRequest<unknown>).call(context, { path: ['forms'] });
+	const { body, headers } = await (apiRequest<unknown>).call(context, {
+		path: ['forms'],
+		deadlineMs: allowance?.deadline,
+	});
 	const forms = parseListing(body);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms) throw errorForMalformedBody(context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
@@ -183,9 +227,13 @@ function parseListing(body: unknown): WatchedForm[] | undefined {
 }
 
 /**
- * The first poll: learns the service's "now" and what already exists, and emits nothing. It
- * reads only a look-back window of responses (none for a form the listing shows empty). With
- * Emit Existing Responses it starts reading every existing response instead (see readExisting).
+ * The first poll: takes the service's clock as the activation moment, learns what already
+ * exists, and emits nothing. Per form it reads the look-back window before that moment and
+ * remembers what it holds as handled: those responses, and anything older, are never emitted.
+ * Responses submitted after the moment are new, also those that arrive while this poll reads
+ * (a rate limit waited out, another form read first). A form this poll cannot read whole
+ * starts at the moment itself (`startedAt`). With Emit Existing Responses it starts reading
+ * the existing responses instead (see readExisting).
  */
 async function activate(
 	context: IPollFunctions,
@@ -196,52 +244,73 @@ async function activate(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
-	if (serviceNowMs === undefined && forms.length) {
-		const probe = await getResponsesPage.call(context, { formId: forms[0].id, limit: 1, offset: 0 });
-		serviceNowMs = probe.serviceTimeMs;
-	}
+	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(context, forms[0].id, allowance);
 	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
-	const startCursor: FormCursor = { since: new Date(activatedAtMs - settings.lookBackMs).toISOString(), seen: {} };
-	const state: TriggerState = { version: 1, scope, rev: 0, activatedAtMs, forms: {} };
+	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
 	if (settings.backfill > 0) {
-		for (const form of forms) state.forms[form.id] = { ...startCursor, backfillOffset: 0 };
+		for (const form of forms) state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), backfillOffset: 0 };
 		state.backfill = { limit: settings.backfill, forms: forms.map((form) => form.id), window: 0, newest: [] };
-		return await pollOnce(context, settings, state, listing, allowance);
+		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
+		return { items, next: { ...next, rev: 0 } };
 	}
+	const windowStart: FormCursor = { since: new Date(activatedAtMs - settings.lookBackMs - 1).toISOString(), seen: {} };
 	for (const form of forms) {
 		if (form.responseCount === 0) {
-			state.forms[form.id] = { ...startCursor, ...listedAs(form, 0, settings) };
+			// Nothing exists, and any response changes the count the next listing shows.
+			state.forms[form.id] = { ...windowStart, ...listedAs(form, 0, settings) };
 			continue;
 		}
-		if (!allowance.mayRead()) {
-			// Read on a later poll; what it holds up to activation is existing, never emitted.
-			state.forms[form.id] = { ...startCursor, floor: { atMs: activatedAtMs, id: LAST_ID } };
-			continue;
-		}
+		state.forms[form.id] = startedAt(activatedAtMs, settings.lookBackMs);
+		if (!allowance.mayRead()) continue;
 		const existing: HandledVersion[] = [];
-		// The window of one form is read whole, however many pages: the cursor needs all of it.
-		const walk = iterateResponses.call(context, { formId: form.id, since: startCursor.since }, { onPage: allowance.onPage });
-		for await (const page of walk) {
-			for (const response of page) existing.push({ id: response.id, atMs: submittedAtMs(response, activatedAtMs) });
-		}
-		state.forms[form.id] = { ...advanceCursor(startCursor, existing, settings), ...listedAs(form, 0, settings) };
+		const undated: string[] = [];
+		let arrived = false;
+		const read = await allowance.readForm(context, { formId: form.id, since: windowStart.since }, undefined, (page) => {
+			for (const response of page) {
+				const atMs = submittedAtMs(response);
+				if (atMs === undefined) undated.push(response.id);
+				else if (atMs <= activatedAtMs) existing.push({ id: response.id, atMs });
+				else arrived = true;
+			}
+		});
+		// One form: the user sees at once why it cannot be read. A form of several that cannot
+		// be read starts at the moment, and is read from the next poll on.
+		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
+		if (read.failure !== undefined) continue;
+		// Cut short, or not proven whole: the form starts at the moment instead.
+		if (read.cut || !read.proven) continue;
+		const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true }, settings);
+		// A form that got responses after the moment is read at the next poll, whatever its listing says.
+		state.forms[form.id] = arrived ? cursor : { ...cursor, ...listedAs(form, 0, settings) };
 	}
 	return { items: [], next: state };
 }
 
 /**
+ * The service's clock, from the Date header of one small read of a form; the n8n host's clock
+ * minus a margin when the service sends none.
+ */
+async function serviceClock(context: IPollFunctions, formId: string, allowance: PollAllowance): Promise<number> {
+	const probe = await getResponsesPage.call(context, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline });
+	allowance.onPage();
+	return probe.serviceTimeMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+}
+
+/**
  * What one poll may still read: always one page, so that a tight budget still makes progress;
- * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL.
+ * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL. Its deadline also bounds
+ * every wait of the transport (a Retry-After longer than the budget ends the poll's reading).
  */
 class PollAllowance {
 	private pages = 0;
+	private spent = false;
 
-	constructor(private readonly deadline: number | undefined) {}
+	constructor(readonly deadline: number) {}
 
 	mayRead(): boolean {
 		if (this.pages === 0) return true;
-		return this.pages < MAX_PAGES_PER_POLL && (this.deadline === undefined || Date.now() <= this.deadline);
+		return !this.spent && this.pages < MAX_PAGES_PER_POLL && Date.now() <= this.deadline;
 	}
 
 	readonly onPage = (): void => {
@@ -249,31 +318,83 @@ class PollAllowance {
 	};
 
 	/**
-	 * Reads a form's responses from `startOffset` while the allowance lasts. `read.offset` is
-	 * where the next read goes on, `read.complete` false when the allowance cut the walk short.
+	 * Reads a form's responses from `start` (the beginning of `since` when absent) while the
+	 * allowance lasts, handing each page to `handle`, and proving with a Continuity that nothing
+	 * is skipped between pages, nor since the read `start` resumes. A wait of the transport that
+	 * would pass the deadline ends the poll's reading like the budget does; any other failure is
+	 * returned with what was read before it.
 	 */
-	walk(context: IPollFunctions, query: ResponsesQuery, startOffset: number) {
-		const read = { offset: startOffset, complete: true };
-		const pages = iterateResponses.call(context, query, {
-			startOffset,
-			shouldStop: () => {
-				if (this.mayRead()) return false;
-				read.complete = false;
-				return true;
+	async readForm(
+		context: IPollFunctions,
+		query: ResponsesQuery,
+		start: ResumePoint | undefined,
+		handle: (responses: FormResponse[]) => void,
+	): Promise<FormRead> {
+		const offset = start ? Math.max(0, start.offset - RESUME_OVERLAP) : 0;
+		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
+		let cut = false;
+		let endOfPage = offset;
+		let end = offset;
+		const pages = iterateResponses.call(
+			context,
+			{ ...query, deadlineMs: this.deadline },
+			{
+				startOffset: offset,
+				continuity,
+				shouldStop: () => {
+					if (this.mayRead()) return false;
+					cut = true;
+					return true;
+				},
+				onPage: (page, pageOffset) => {
+					this.onPage();
+					endOfPage = pageOffset + page.responses.length;
+				},
 			},
-			onPage: (page) => {
-				this.onPage();
-				read.offset += page.responses.length;
-			},
-		});
-		return { pages, read };
+		);
+		const readAll = async () => {
+			for await (const page of pages) {
+				handle(page);
+				end = endOfPage;
+			}
+		};
+		const failure = await readAll().then(
+			() => undefined,
+			(error: unknown) => error ?? new Error('The read failed'),
+		);
+		if (failure !== undefined && isDeadlineError(failure)) {
+			this.spent = true;
+			cut = true;
+		}
+		const read: FormRead = { end, cut, proven: continuity.proven, anchors: continuity.anchors };
+		if (failure !== undefined && !cut) read.failure = failure;
+		return read;
 	}
+}
+
+/** How one read of a form ended (see PollAllowance.readForm). */
+interface FormRead {
+	/** The offset after the last page handed over. */
+	end: number;
+	/** Stopped by the poll's page cap, budget or deadline before the end. */
+	cut: boolean;
+	/** Every page boundary found its anchor (see Continuity). */
+	proven: boolean;
+	/** What a read that goes on from `end` must find. */
+	anchors: Anchor[];
+	failure?: unknown;
 }
 
 /** All Forms: what the listing said about a form when its read began, and when that was. */
 function listedAs(form: WatchedForm, rev: number, settings: TriggerSettings): Partial<FormCursor> {
 	if (settings.watch !== 'allForms') return {};
 	return { listedCount: form.responseCount, listedUpdatedAt: form.updatedAt, readAtRev: rev };
+}
+
+interface FormFailure {
+	formId: string;
+	cursor: FormCursor;
+	error: Error;
 }
 
 /** A later poll: everything after each form's cursor that was not handled yet, oldest first. */
@@ -283,7 +404,7 @@ async function pollOnce(
 	state: TriggerState,
 	listing: Listing,
 	allowance: PollAllowance,
-): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
+): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
 	if (next.backfill) {
 		await readExisting(context, next, listing, allowance);
@@ -292,27 +413,85 @@ async function pollOnce(
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
 	const fresh: Candidate[] = [];
+	let failingForm: FormFailure | undefined;
 	for (const form of formsToRead(next, listing, settings)) {
 		if (!allowance.mayRead()) break;
 		// A form that appeared after activation: all of its responses are new.
-		const cursor = next.forms[form.id] ?? { since: new Date(state.activatedAtMs).toISOString(), seen: {} };
+		const cursor = next.forms[form.id] ?? startedAt(state.activatedAtMs, settings.lookBackMs);
 		const handled: HandledVersion[] = [];
-		const { pages, read } = allowance.walk(context, { formId: form.id, since: cursor.since }, cursor.resumeOffset ?? 0);
-		for await (const page of pages) {
+		const undated: string[] = [];
+		const read = await allowance.readForm(context, { formId: form.id, since: cursor.since }, cursor.resume, (page) => {
 			for (const response of page) {
-				const atMs = submittedAtMs(response, Date.parse(cursor.since));
+				const atMs = submittedAtMs(response);
+				if (atMs === undefined) {
+					undated.push(response.id);
+					if (isNewUndated(cursor, response.id)) fresh.push(withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings));
+					continue;
+				}
 				handled.push({ id: response.id, atMs });
 				if (isNewVersion(cursor, response.id, atMs, settings)) {
 					fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
 				}
 			}
+		});
+		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
+		const failure = read.failure;
+		const readOfForm: ReadOfForm = { handled, undated, fromStart: cursor.resume === undefined };
+		if (failure !== undefined) {
+			// One form failing never holds up the others: what it read is remembered, and it is
+			// read again from where it was on the next poll.
+			const failedPolls = (cursor.failedPolls ?? 0) + 1;
+			next.forms[form.id] = { ...rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] }), failedPolls };
+			if (!cursor.resume) delete next.forms[form.id].resume;
+			const error = errorForFailingForm(context, form, failure, failedPolls);
+			if (failedPolls === FORM_FAILURES_REPORTED || failedPolls % FORM_FAILURES_REPORTED_AGAIN === 0) {
+				failingForm ??= { formId: form.id, cursor: { ...cursor, failedPolls }, error };
+			} else {
+				warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on. ${error.description ?? ''}`.trim());
+			}
+			continue;
 		}
-		next.forms[form.id] = read.complete
-			? { ...advanceCursor(cursor, handled, settings), ...listedAs(form, next.rev, settings) }
-			: rememberHandled(cursor, handled, read.offset);
+		let updated: FormCursor;
+		if (read.cut) {
+			updated = rememberHandled(cursor, readOfForm, { offset: read.end, anchors: read.anchors });
+		} else if (!read.proven) {
+			// Responses before where the read went on were deleted or moved: read again from the start.
+			updated = rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] });
+		} else {
+			updated = { ...advanceCursor(cursor, readOfForm, settings), ...listedAs(form, next.rev, settings) };
+		}
+		delete updated.failedPolls;
+		next.forms[form.id] = updated;
 	}
 	fresh.sort(compareOldestFirst);
-	return { items: fresh.map((candidate) => toItem(candidate, settings)), next };
+	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForm };
+}
+
+/** Words for a form of several that cannot be read, naming it. */
+function errorForFailingForm(
+	context: IPollFunctions,
+	form: WatchedForm,
+	failure: unknown,
+	failedPolls: number,
+): NodeOperationError {
+	const name = form.title ? `"${form.title}" (${form.id})` : `"${form.id}"`;
+	const status = (failure as { httpCode?: unknown }).httpCode;
+	const cause = failure instanceof Error ? failure.message : String(failure);
+	let message: string;
+	let description: string;
+	if (status === '404') {
+		message = `Form ${name} could not be found`;
+		description = 'It may have been deleted since the list of forms was read. The trigger goes on with the other forms and stops trying this one once it is no longer listed.';
+	} else if (status === '403') {
+		message = `Access to form ${name} was denied`;
+		description = "The API key's account may no longer be a member of the team that owns the form. The trigger goes on with the other forms and tries this one again on every poll.";
+	} else {
+		message = `Form ${name} could not be read: ${cause}`;
+		description = 'The trigger goes on with the other forms and tries this one again on every poll.';
+	}
+	return new NodeOperationError(context.getNode(), message, {
+		description: `${description} It has failed on ${failedPolls} polls in a row; its responses are not lost, they are emitted once it can be read again.`,
+	});
 }
 
 /**
@@ -331,7 +510,8 @@ function formsToRead(state: TriggerState, listing: Listing, settings: TriggerSet
 		const cursor = state.forms[form.id];
 		const looksUnchanged =
 			cursor !== undefined &&
-			cursor.resumeOffset === undefined &&
+			cursor.resume === undefined &&
+			cursor.failedPolls === undefined &&
 			cursor.readAtRev !== undefined &&
 			form.responseCount !== undefined &&
 			cursor.listedCount === form.responseCount &&
@@ -405,17 +585,22 @@ async function readExisting(
 				continue;
 			}
 			if (!allowance.mayRead()) break;
-			const { pages, read } = allowance.walk(context, { formId, since }, cursor.backfillOffset);
-			for await (const page of pages) {
+			// Choosing the newest existing ones needs no proof of continuity: what they choose is
+			// only where emitting starts, and everything after it is read by the cursor.
+			const start = cursor.backfillOffset > 0 ? { offset: cursor.backfillOffset, anchors: [] } : undefined;
+			const read = await allowance.readForm(context, { formId, since }, start, (page) => {
 				for (const response of page) {
-					const atMs = submittedAtMs(response, state.activatedAtMs);
+					const atMs = submittedAtMs(response);
 					// Responses after activation are new ones, emitted in any case.
-					if (atMs <= state.activatedAtMs) newest.set(`${formId}/${response.id}`, [formId, response.id, atMs]);
+					if (atMs !== undefined && atMs <= state.activatedAtMs) {
+						newest.set(`${formId}/${response.id}`, [formId, response.id, atMs]);
+					}
 				}
 				keepNewestExisting(false);
-			}
-			const reread: FormCursor = { ...cursor, backfillOffset: read.offset };
-			if (read.complete) delete reread.backfillOffset;
+			});
+			if (read.failure !== undefined) throw read.failure;
+			const reread: FormCursor = { ...cursor, backfillOffset: read.end };
+			if (!read.cut) delete reread.backfillOffset;
 			state.forms[formId] = reread;
 		}
 		keepNewestExisting(true);
@@ -448,31 +633,37 @@ function toItem(candidate: Candidate, settings: TriggerSettings): INodeExecution
 
 /**
  * "Fetch Test Event": the newest response, found quickly by asking for growing windows of
- * recent time (the API's order is not guaranteed), without touching the trigger's state.
+ * recent time (the API's order is not guaranteed), without touching the trigger's state. With
+ * All Forms only the forms the listing shows changed last are asked, so the cost does not
+ * grow with the number of forms.
  */
 async function sampleNewest(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 ): Promise<INodeExecutionData[][]> {
-	const { forms, serviceNowMs: listedAtMs } = await listWatchedForms(context, settings);
+	const listing = await listWatchedForms(context, settings);
+	const forms = formsToSample(listing.forms);
+	let serviceNowMs = listing.serviceNowMs;
 	let best: Candidate | undefined;
-	for (const form of forms) {
-		// One cheap request tells whether the form has any response, and the service's clock.
-		const probe = await getResponsesPage.call(context, { formId: form.id, limit: 1, offset: 0 });
-		if (probe.total === 0 && probe.responses.length === 0) continue;
-		const serviceNowMs = listedAtMs ?? probe.serviceTimeMs;
-		for (const windowMs of SAMPLE_WINDOWS_MS) {
+	for (const windowMs of SAMPLE_WINDOWS_MS) {
+		for (const form of forms) {
 			const since =
 				windowMs === undefined || serviceNowMs === undefined
 					? undefined
 					: new Date(serviceNowMs - windowMs).toISOString();
 			const page = await getResponsesPage.call(context, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
+			serviceNowMs ??= page.serviceTimeMs;
 			for (const response of page.responses) {
-				const candidate = withForm({ id: response.id, atMs: submittedAtMs(response, 0), response }, form, settings);
+				const candidate = withForm(
+					{ id: response.id, atMs: submittedAtMs(response) ?? 0, response },
+					form,
+					settings,
+				);
 				if (!best || compareOldestFirst(candidate, best) > 0) best = candidate;
 			}
-			if (page.responses.length || since === undefined) break;
 		}
+		// Without the service's clock there are no windows: the first read was of everything.
+		if (best || serviceNowMs === undefined) break;
 	}
 	if (!best) {
 		throw new NodeOperationError(
@@ -482,4 +673,13 @@ async function sampleNewest(
 		);
 	}
 	return [[toItem(best, settings)]];
+}
+
+/** All Forms: the forms with responses that the listing shows changed last (see SAMPLED_FORMS). */
+function formsToSample(forms: WatchedForm[]): WatchedForm[] {
+	const changedMs = (form: WatchedForm) => (form.updatedAt ? Date.parse(form.updatedAt) || 0 : 0);
+	return forms
+		.filter((form) => form.responseCount !== 0)
+		.sort((a, b) => changedMs(b) - changedMs(a))
+		.slice(0, SAMPLED_FORMS);
 }

@@ -1,26 +1,105 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { FormCursor } from './cursor';
+import type { Anchor } from '../FormsWtf/transport/paging';
 
 /**
- * What the trigger keeps in the workflow's static data (node scope). n8n alone owns it: every
- * poll starts from what n8n hands over, so a poll n8n discards or rolls back (a workflow saved
- * while the poll ran, a durable cursor that failed to commit, a restart before the state was
- * written) is simply read again, and the cursor's ids window keeps that from emitting twice.
+ * The Forms.wtf Trigger's stored state: everything the trigger knows between two polls, kept in
+ * the workflow's static data (node scope). n8n alone owns it. Every poll starts from what n8n
+ * hands over, so a poll n8n discards or rolls back (a workflow saved while the poll ran, a
+ * durable cursor that failed to commit, a restart before the state was written) is simply read
+ * again, and the cursors' memory of handled responses keeps that from emitting twice.
+ *
+ * Lifecycle
+ * - activate: the first poll takes the service's clock (`activatedAtMs`) and reads, per form,
+ *   the responses of the look-back window before it, to remember them as handled. Nothing that
+ *   existed then is emitted (unless Emit Existing Responses asks for some: `backfill`); anything
+ *   submitted after `activatedAtMs` is new, also when it arrives while the activation reads.
+ * - poll: each form is read from its cursor's `since` on; versions not in `seen` are emitted,
+ *   oldest first; after a complete read `since` slides to trail the newest timestamp read by the
+ *   look-back window, and `seen` forgets what fell out of it.
+ * - cut / resume: a read stopped by the poll's page cap or budget keeps `since` where it was
+ *   and remembers what it handled, and the next poll resumes at `resume`: a little before where
+ *   the read stopped, and only once it finds one of the anchors, the last responses read (see
+ *   Continuity in transport/paging.ts). Offsets alone are never trusted: responses deleted or
+ *   moved by an update shift them.
+ * - All Forms: the listing (one request) says which forms changed; unchanged ones are read in
+ *   rotation (`readAtRev`); a form missing from a listing keeps its cursor for a while
+ *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others.
+ * - Emit Existing Responses: `backfill` collects the newest existing responses over as many
+ *   polls as needed, then each form's cursor starts at the oldest chosen one (`floor`).
+ *
+ * Changing the shape means a new `version` and a migration in `readState`, tested on the old
+ * shape: what users have stored must keep working.
  */
 export interface TriggerState {
-	version: 1;
+	version: typeof STATE_VERSION;
 	/** What is watched ("form:<id>" or "all"): another scope starts afresh. */
 	scope: string;
 	/** Counts polls; All Forms uses it to know how long ago each form was read. */
 	rev: number;
-	/** The service's clock at the first poll: responses after it are new. */
+	/** The service's clock at activation: responses submitted after it are new. */
 	activatedAtMs: number;
 	forms: Record<string, FormCursor>;
-	/** Passing failures in a row, so that only a lasting one is reported. */
+	/** Passing failures of whole polls in a row, so that only a lasting one is reported. */
 	failures?: number;
 	/** Emit Existing Responses, while the existing responses are still being read. */
 	backfill?: BackfillProgress;
+}
+
+/** Where the trigger stands on one form. */
+export interface FormCursor {
+	// The cursor.
+	/**
+	 * The bound of the next query, from the service's own timestamps (never the n8n host's
+	 * clock): it trails the newest timestamp read by the look-back window, so that a response
+	 * that becomes visible a little after its timestamp is still found.
+	 */
+	since: string;
+	/**
+	 * For each response read at or after `since`: the `submittedAt` (ms) of the version handled.
+	 * The overlap of two reads is never emitted twice, whether the API's `since` is exclusive or
+	 * inclusive and however many responses share one millisecond.
+	 */
+	seen: Record<string, number>;
+	/** The newest `submittedAt` (ms) read. */
+	newestMs?: number;
+	/**
+	 * Nothing at or before this (time, id) is emitted: the activation moment, or the oldest
+	 * response Emit Existing Responses chose. Dropped once `since` has moved past it.
+	 */
+	floor?: { atMs: number; id: string };
+	/**
+	 * Responses the API returned without a usable `submittedAt`: emitted once, and remembered
+	 * for as long as the API keeps returning them (a complete read keeps only those it saw).
+	 */
+	undated?: string[];
+
+	// Resume.
+	/** Where a read cut short goes on; absent when the last read was complete. */
+	resume?: ResumePoint;
+
+	// Emit Existing Responses.
+	/** This form's existing responses are still being read, from this offset on. */
+	backfillOffset?: number;
+
+	// All Forms bookkeeping.
+	/** `responseCount` and `updatedAt` of the listing before this form's last complete read. */
+	listedCount?: number;
+	listedUpdatedAt?: string;
+	/** The poll (`rev`) of this form's last complete read. */
+	readAtRev?: number;
+	/** Since when (service clock, ms) the listing of forms lacks this form. */
+	unlistedSinceMs?: number;
+	/** Polls in a row whose read of this form failed while the others went on. */
+	failedPolls?: number;
+}
+
+/** A read cut short: where to go on, and what must be found there (see Continuity). */
+export interface ResumePoint {
+	/** The offset after the last response read. */
+	offset: number;
+	/** The last responses read before it; empty: read again from the start of `since`. */
+	anchors: Anchor[];
 }
 
 /**
@@ -38,24 +117,202 @@ export interface BackfillProgress {
 	newest: Array<[string, string, number]>;
 }
 
+export const STATE_VERSION = 2;
+
 const STATE_KEYS: Array<keyof TriggerState> = ['version', 'scope', 'rev', 'activatedAtMs', 'forms', 'failures', 'backfill'];
 
-/** The state n8n stored, as a copy this poll may change freely, or undefined when there is none for this scope. */
-export function readState(staticData: IDataObject, scope: string): TriggerState | undefined {
-	if (staticData.version !== 1 || staticData.scope !== scope) return undefined;
-	if (typeof staticData.rev !== 'number' || typeof staticData.activatedAtMs !== 'number') return undefined;
-	if (!staticData.forms || typeof staticData.forms !== 'object') return undefined;
-	return JSON.parse(
-		JSON.stringify({
-			version: 1,
-			scope,
-			rev: staticData.rev,
-			activatedAtMs: staticData.activatedAtMs,
-			forms: staticData.forms,
-			failures: typeof staticData.failures === 'number' ? staticData.failures : undefined,
-			backfill: staticData.backfill,
-		}),
-	) as TriggerState;
+/** Sorts after every response id: a floor at a moment with this id keeps out all of that moment. */
+export const LAST_ID = '\uffff';
+
+export interface ReadStateResult {
+	/** The state as a copy this poll may change freely; undefined when there is none for this scope. */
+	state?: TriggerState;
+	/**
+	 * Forms whose cursor could not be read at all: nothing tells what was emitted, so they go
+	 * on from the service's clock of this poll (`startedAt`), left out of `state.forms` until then.
+	 */
+	restartAtNow: string[];
+	/** What was wrong with the stored state and how it was repaired, for a warning in n8n's log. */
+	repairs: string[];
+}
+
+/**
+ * The state n8n stored, checked part by part. A part of an unexpected shape is repaired so
+ * that nothing already emitted is emitted again (see repairCursor), and named in `repairs`;
+ * state of an earlier version is migrated.
+ */
+export function readState(staticData: IDataObject, scope: string, lookBackMs: number): ReadStateResult {
+	const result: ReadStateResult = { restartAtNow: [], repairs: [] };
+	const { repairs } = result;
+	if (staticData.scope !== scope) return result;
+	const version = staticData.version;
+	if (version !== 1 && version !== STATE_VERSION) {
+		if (version !== undefined) repairs.push(`unknown state version ${JSON.stringify(version)}: started afresh`);
+		return result;
+	}
+	const copy = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+	if (!isFiniteNumber(copy.activatedAtMs)) {
+		repairs.push('the activation time was unreadable: started afresh');
+		return result;
+	}
+	if (!isPlainObject(copy.forms)) {
+		repairs.push('the forms were unreadable: started afresh');
+		return result;
+	}
+	const state: TriggerState = {
+		version: STATE_VERSION,
+		scope,
+		rev: isFiniteNumber(copy.rev) ? copy.rev : 0,
+		activatedAtMs: copy.activatedAtMs,
+		forms: {},
+	};
+	if (!isFiniteNumber(copy.rev)) repairs.push('the poll count was unreadable: counted from 0');
+	if (isFiniteNumber(copy.failures)) state.failures = copy.failures;
+	const backfill = readBackfill(copy.backfill);
+	if (backfill) state.backfill = backfill;
+	else if (copy.backfill !== undefined) repairs.push('the progress of Emit Existing Responses was unreadable: no more existing responses are emitted');
+
+	for (const [formId, stored] of Object.entries(copy.forms as IDataObject)) {
+		const cursor = version === 1 ? migrateCursorV1(stored) : stored;
+		const { repaired, problem } = repairCursor(cursor, lookBackMs);
+		if (problem) repairs.push(`form "${formId}": ${problem}`);
+		if (repaired === 'now') result.restartAtNow.push(formId);
+		else state.forms[formId] = repaired;
+	}
+	if (state.backfill === undefined) {
+		// A form still waiting for existing responses, without the progress that chooses them.
+		for (const [formId, cursor] of Object.entries(state.forms)) {
+			if (cursor.backfillOffset === undefined) continue;
+			state.forms[formId] = startedAt(Math.max(state.activatedAtMs, cursor.newestMs ?? 0), lookBackMs);
+		}
+	}
+	result.state = state;
+	return result;
+}
+
+/**
+ * Version 1 (the first release) kept `resumeOffset`, an offset alone. Going on from it can skip
+ * a response (see ResumePoint), so a cut read of version 1 is read again from its `since`:
+ * what it handled is in `seen`, so nothing is emitted twice.
+ */
+function migrateCursorV1(stored: unknown): unknown {
+	if (!isPlainObject(stored)) return stored;
+	const { resumeOffset, ...rest } = stored as IDataObject;
+	return resumeOffset === undefined ? rest : { ...rest, resume: { offset: 0, anchors: [] } };
+}
+
+/**
+ * A cursor as stored, or the nearest safe one. Whatever was handled was at or before the
+ * newest time read, so a cursor that lost its `since` or its memory of handled responses
+ * starts with a floor at that time: nothing already emitted comes again, and everything newer
+ * is read. Without that time, 'now': the form goes on from the service's clock of this poll.
+ */
+function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCursor | 'now'; problem?: string } {
+	if (!isPlainObject(stored)) {
+		return { repaired: 'now', problem: 'its cursor was unreadable: it goes on from now' };
+	}
+	const raw = stored as IDataObject;
+	const sinceMs = typeof raw.since === 'string' ? Date.parse(raw.since) : NaN;
+	const newestMs = isFiniteNumber(raw.newestMs) ? raw.newestMs : undefined;
+	const seenOk = isPlainObject(raw.seen) && Object.values(raw.seen as IDataObject).every(isFiniteNumber);
+	const problems: string[] = [];
+	let cursor: FormCursor;
+
+	if (Number.isNaN(sinceMs) || !seenOk) {
+		const what = Number.isNaN(sinceMs) ? '"since" was not a date' : 'its memory of handled responses was unreadable';
+		if (newestMs === undefined) return { repaired: 'now', problem: `${what}: it goes on from now` };
+		cursor = { ...startedAt(newestMs, lookBackMs), newestMs };
+		problems.push(`${what}: it goes on after the newest response it had read`);
+	} else {
+		cursor = { since: raw.since as string, seen: raw.seen as Record<string, number> };
+		if (newestMs !== undefined) cursor.newestMs = newestMs;
+		if (raw.floor !== undefined) {
+			const floor = raw.floor as IDataObject;
+			if (isPlainObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string') {
+				cursor.floor = { atMs: floor.atMs, id: floor.id };
+			} else {
+				// Emitting nothing before the bound is the safe side of a floor.
+				cursor.floor = { atMs: Math.max(newestMs ?? sinceMs, sinceMs), id: LAST_ID };
+				problems.push('its floor was unreadable');
+			}
+		}
+		if (raw.undated !== undefined) {
+			if (Array.isArray(raw.undated) && raw.undated.every((id) => typeof id === 'string')) cursor.undated = raw.undated as string[];
+			else problems.push('its list of responses without a date was unreadable');
+		}
+		if (raw.resume !== undefined) {
+			const resume = readResume(raw.resume);
+			// Without a readable resume point the read starts again at `since`: `seen` drops repeats.
+			cursor.resume = resume ?? { offset: 0, anchors: [] };
+			if (!resume) problems.push('its resume point was unreadable');
+		}
+	}
+	if (raw.backfillOffset !== undefined) {
+		if (isCount(raw.backfillOffset)) cursor.backfillOffset = raw.backfillOffset;
+		else {
+			cursor.backfillOffset = 0;
+			problems.push('its Emit Existing Responses offset was unreadable');
+		}
+	}
+	if (isFiniteNumber(raw.listedCount)) cursor.listedCount = raw.listedCount;
+	if (typeof raw.listedUpdatedAt === 'string') cursor.listedUpdatedAt = raw.listedUpdatedAt;
+	if (isFiniteNumber(raw.readAtRev)) cursor.readAtRev = raw.readAtRev;
+	if (isFiniteNumber(raw.unlistedSinceMs)) cursor.unlistedSinceMs = raw.unlistedSinceMs;
+	if (isCount(raw.failedPolls)) cursor.failedPolls = raw.failedPolls;
+	return { repaired: cursor, problem: problems.length ? problems.join('; ') : undefined };
+}
+
+/**
+ * A cursor that emits nothing at or before `atMs` and everything after it; its first read
+ * looks back one window before it, so late-visible responses after `atMs` are found.
+ */
+export function startedAt(atMs: number, lookBackMs: number): FormCursor {
+	return { since: new Date(atMs - lookBackMs - 1).toISOString(), seen: {}, floor: { atMs, id: LAST_ID } };
+}
+
+function readResume(value: unknown): ResumePoint | undefined {
+	if (!isPlainObject(value)) return undefined;
+	const { offset, anchors } = value as IDataObject;
+	if (!isCount(offset) || !Array.isArray(anchors)) return undefined;
+	const read: Anchor[] = [];
+	for (const anchor of anchors as unknown[]) {
+		if (!isPlainObject(anchor)) return undefined;
+		const { id, submittedAt } = anchor as IDataObject;
+		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
+		read.push({ id, submittedAt });
+	}
+	return { offset, anchors: read };
+}
+
+function readBackfill(value: unknown): BackfillProgress | undefined {
+	if (!isPlainObject(value)) return undefined;
+	const { limit, forms, window, newest } = value as IDataObject;
+	if (!isCount(limit) || limit < 1 || !isCount(window)) return undefined;
+	if (!Array.isArray(forms) || !forms.every((id) => typeof id === 'string')) return undefined;
+	if (!Array.isArray(newest)) return undefined;
+	const entries = newest as unknown[];
+	const valid = entries.every(
+		(entry) =>
+			Array.isArray(entry) &&
+			entry.length === 3 &&
+			typeof entry[0] === 'string' &&
+			typeof entry[1] === 'string' &&
+			isFiniteNumber(entry[2]),
+	);
+	if (!valid) return undefined;
+	return { limit, forms: forms as string[], window, newest: entries as Array<[string, string, number]> };
+}
+
+function isPlainObject(value: unknown): value is IDataObject {
+	return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isFiniteNumber(value: unknown): value is number {
+	return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isCount(value: unknown): value is number {
+	return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 /**

@@ -1,15 +1,135 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readState, unlessAlreadyPolling, writeState } from '../../nodes/FormsWtfTrigger/state';
+import { readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtfTrigger/state';
 import type { TriggerState } from '../../nodes/FormsWtfTrigger/state';
 
+const LOOK_BACK_MS = 600_000;
 const state: TriggerState = {
-	version: 1,
+	version: STATE_VERSION,
 	scope: 'all',
 	rev: 4,
 	activatedAtMs: 1_000,
 	forms: { f1: { since: '2026-01-01T00:00:00.000Z', seen: { r1: 5 } } },
 };
+const read = (staticData: IDataObject, scope = 'all') => readState(staticData, scope, LOOK_BACK_MS);
+
+/**
+ * What the first release stored (state version 1), as n8n keeps it in the workflow's static
+ * data: a cut read of form f2 with `resumeOffset`, an All Forms form with its listing, a
+ * form missing from the listing, a backfill still running on f4.
+ */
+const STORED_BY_VERSION_1: IDataObject = {
+	version: 1,
+	scope: 'all',
+	rev: 12,
+	activatedAtMs: Date.parse('2026-11-20T10:00:00.000Z'),
+	failures: 2,
+	forms: {
+		f1: {
+			since: '2026-11-23T09:50:00.000Z',
+			seen: { a: Date.parse('2026-11-23T09:55:00.000Z') },
+			newestMs: Date.parse('2026-11-23T10:00:00.000Z'),
+			listedCount: 7,
+			listedUpdatedAt: '2026-11-01T00:00:00.000Z',
+			readAtRev: 11,
+		},
+		f2: { since: '2026-11-23T09:00:00.000Z', seen: { b: Date.parse('2026-11-23T09:30:00.000Z') }, resumeOffset: 4000 },
+		f3: { since: '2026-11-22T00:00:00.000Z', seen: {}, unlistedSinceMs: Date.parse('2026-11-22T00:00:00.000Z') },
+	},
+};
+
+describe('trigger state in static data', () => {
+	it('reads a copy: changing it does not change what n8n stored until it is written', () => {
+		const staticData: IDataObject = {};
+		writeState(staticData, state);
+		const copy = read(staticData).state as TriggerState;
+		copy.forms.f1.seen.r2 = 9;
+		copy.rev = 99;
+		expect(read(staticData)).toEqual({ state, restartAtNow: [], repairs: [] });
+	});
+
+	it('reads nothing for another scope, and writes only its own keys', () => {
+		const staticData: IDataObject = { stale: true };
+		writeState(staticData, { ...state, failures: 2 });
+		expect(read(staticData, 'form:x').state).toBeUndefined();
+		expect(Object.keys(staticData).sort()).toEqual(['activatedAtMs', 'failures', 'forms', 'rev', 'scope', 'version']);
+		writeState(staticData, state);
+		expect(staticData.failures).toBeUndefined();
+	});
+
+	it('migrates what version 1 stored: everything kept, a cut read goes on from its since (seen drops repeats)', () => {
+		const { state: migrated, repairs, restartAtNow } = read(structuredClone(STORED_BY_VERSION_1));
+		expect(repairs).toEqual([]);
+		expect(restartAtNow).toEqual([]);
+		const forms = STORED_BY_VERSION_1.forms as Record<string, IDataObject>;
+		expect(migrated).toEqual({
+			version: STATE_VERSION,
+			scope: 'all',
+			rev: 12,
+			activatedAtMs: STORED_BY_VERSION_1.activatedAtMs,
+			failures: 2,
+			forms: {
+				f1: forms.f1,
+				f2: { since: forms.f2.since, seen: forms.f2.seen, resume: { offset: 0, anchors: [] } },
+				f3: forms.f3,
+			},
+		});
+		const staticData = structuredClone(STORED_BY_VERSION_1);
+		writeState(staticData, migrated as TriggerState);
+		expect(staticData.version).toBe(STATE_VERSION);
+	});
+
+	it.each<[string, unknown, Record<string, unknown> | 'now']>([
+		['not an object', 'garbage', 'now'],
+		['null', null, 'now'],
+		['since not a date, no newest', { since: 'yesterday', seen: {} }, 'now'],
+		['since missing, newest known', { seen: {}, newestMs: 5_000_000 }, { floor: { atMs: 5_000_000, id: LAST_ID }, newestMs: 5_000_000, seen: {} }],
+		['seen not an object', { since: '2026-01-01T00:00:00.000Z', seen: 'x', newestMs: 5_000_000 }, { floor: { atMs: 5_000_000, id: LAST_ID } }],
+		['seen holding a string', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' } }, 'now'],
+		['resume of the wrong shape', { since: '2026-01-01T00:00:00.000Z', seen: { a: 1 }, resume: { offset: -1 } }, { resume: { offset: 0, anchors: [] }, seen: { a: 1 } }],
+		['floor of the wrong shape', { since: '2026-01-01T00:00:00.000Z', seen: {}, floor: 7 }, { floor: { atMs: Date.parse('2026-01-01T00:00:00.000Z'), id: LAST_ID } }],
+		['undated not a list', { since: '2026-01-01T00:00:00.000Z', seen: {}, undated: 'u' }, { since: '2026-01-01T00:00:00.000Z', seen: {} }],
+	])('repairs a cursor that is %s, without emitting again what it handled, and says so', (_name, cursor, expected) => {
+		const { state: repaired, repairs, restartAtNow } = read({ ...structuredClone(state), forms: { f1: cursor, ok: state.forms.f1 } } as IDataObject);
+		expect(repairs).toHaveLength(1);
+		expect(repairs[0]).toContain('form "f1"');
+		expect(repaired?.forms.ok).toEqual(state.forms.f1);
+		if (expected === 'now') {
+			expect(restartAtNow).toEqual(['f1']);
+			expect(repaired?.forms.f1).toBeUndefined();
+		} else {
+			expect(restartAtNow).toEqual([]);
+			expect(repaired?.forms.f1).toMatchObject(expected);
+			// A floor at the newest time read: nothing handled before can be emitted again.
+			if ('floor' in expected) expect(Date.parse(repaired?.forms.f1.since as string)).toBeLessThanOrEqual((expected.floor as { atMs: number }).atMs);
+		}
+	});
+
+	it.each<[string, IDataObject]>([
+		['an activation time that is not a number', { activatedAtMs: 'soon' }],
+		['forms that are not an object', { forms: [] }],
+		['an unknown version', { version: 99 }],
+	])('starts afresh, with a warning, on %s', (_name, patch) => {
+		const { state: none, repairs } = read({ ...structuredClone(state), ...patch } as IDataObject);
+		expect(none).toBeUndefined();
+		expect(repairs).toHaveLength(1);
+	});
+
+	it('a rev or a backfill of the wrong shape is repaired: no more existing responses are emitted', () => {
+		const broken = {
+			...structuredClone(state),
+			rev: 'x',
+			backfill: { limit: 'ten' },
+			forms: { f1: { ...state.forms.f1, backfillOffset: 3, newestMs: 7_000 } },
+		} as unknown as IDataObject;
+		const { state: repaired, repairs } = read(broken);
+		expect(repairs).toHaveLength(2);
+		expect(repaired?.rev).toBe(0);
+		expect(repaired?.backfill).toBeUndefined();
+		expect(repaired?.forms.f1).toMatchObject({ floor: { atMs: 7_000, id: LAST_ID } });
+		expect(repaired?.forms.f1.backfillOffset).toBeUndefined();
+	});
+});
 
 /** A promise and the function that settles it: an ordering hook, no timers. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -17,26 +137,6 @@ function gate(): { opened: Promise<void>; open: () => void } {
 	const opened = new Promise<void>((resolve) => (open = resolve));
 	return { opened, open };
 }
-
-describe('trigger state in static data', () => {
-	it('reads a copy: changing it does not change what n8n stored until it is written', () => {
-		const staticData: IDataObject = {};
-		writeState(staticData, state);
-		const read = readState(staticData, 'all') as TriggerState;
-		read.forms.f1.seen.r2 = 9;
-		read.rev = 99;
-		expect(readState(staticData, 'all')).toEqual(state);
-	});
-
-	it('reads nothing for another scope, and writes only its own keys', () => {
-		const staticData: IDataObject = { stale: true };
-		writeState(staticData, { ...state, failures: 2 });
-		expect(readState(staticData, 'form:x')).toBeUndefined();
-		expect(Object.keys(staticData).sort()).toEqual(['activatedAtMs', 'failures', 'forms', 'rev', 'scope', 'version']);
-		writeState(staticData, state);
-		expect(staticData.failures).toBeUndefined();
-	});
-});
 
 describe('overlapping polls of one trigger', () => {
 	it('a poll that starts while another runs returns nothing and does not run', async () => {

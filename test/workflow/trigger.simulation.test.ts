@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { FaultSpec, FormResponse, RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { PAGE_OVERLAP } from '../../nodes/FormsWtfTrigger/poll';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 import { prng } from '../support/prng';
@@ -34,7 +35,7 @@ const FAULTS: FaultSpec[] = [
 	{ kind: 'drop', times: 4 },
 	{ kind: 'malformedJson', times: 1 },
 	{ kind: 'delay', ms: 30, times: 2 },
-	{ kind: 'status', status: 500, times: 4, pathIncludes: 'offset=1000' },
+	{ kind: 'status', status: 500, times: 4, pathIncludes: `offset=${1000 - PAGE_OVERLAP}` },
 ];
 
 describe('Forms.wtf Trigger, randomized', () => {

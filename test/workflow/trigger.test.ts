@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { PAGE_OVERLAP } from '../../nodes/FormsWtfTrigger/poll';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 
@@ -24,6 +25,8 @@ afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
 
 const oneForm = (id: string, options: IDataObject = {}): IDataObject => ({ watch: 'form', formId: formById(id), options });
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
+/** The request of a poll's second page of 1000: it starts PAGE_OVERLAP responses early (see Continuity). */
+const secondPage = `offset=${1000 - PAGE_OVERLAP}&`;
 /** The trigger's state without its count of passing failures: the cursors a failed poll must leave alone. */
 const cursorsOf = (staticData: IDataObject): IDataObject =>
 	Object.fromEntries(
@@ -81,8 +84,8 @@ describe('Forms.wtf Trigger', () => {
 		await trigger.poll();
 		const submitted = await harness.control.submitBurst(formId, 1500);
 		const before = structuredClone(trigger.staticData);
-		// The second page fails past every retry.
-		await harness.control.injectFault({ kind: 'status', status: 500, times: 4, pathIncludes: 'offset=1000' });
+		// The second page (it starts PAGE_OVERLAP responses early) fails past every retry.
+		await harness.control.injectFault({ kind: 'status', status: 500, times: 4, pathIncludes: secondPage });
 		const failed = await trigger.poll();
 		expect(failed.items).toEqual([]);
 		expect(cursorsOf(trigger.staticData)).toEqual(cursorsOf(before));
@@ -147,7 +150,7 @@ describe('Forms.wtf Trigger', () => {
 		await trigger.poll();
 		const early = await harness.control.submitBurst(formId, 2100);
 		// 15 responses arrive right after the second page is answered: in the middle of the walk.
-		await harness.control.insertAfterAnswer('offset=1000', 15);
+		await harness.control.insertAfterAnswer(secondPage, 15);
 		const first = await trigger.poll();
 		const second = await trigger.poll();
 		expect((await harness.control.listHooks()).fired).toBe(1);
