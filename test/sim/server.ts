@@ -105,6 +105,8 @@ export interface RequestRecord {
 	/** Answered with an injected fault (not a form's denial). */
 	faulted: boolean;
 	denied: boolean;
+	/** The ids of a page of responses served. */
+	ids?: string[];
 }
 
 export const SIM_BASE_URL = 'https://sim.forms.wtf/api/v1';
@@ -115,7 +117,7 @@ export class SimServer {
 	readonly responses: SimResponse[] = [];
 	readonly faults: Fault[] = [];
 	readonly log: RequestRecord[] = [];
-	private readonly armed: Array<{ afterRequests: number; event: ServerEvent }> = [];
+	private readonly armed: Array<{ afterRequests: number; event: ServerEvent | ((server: SimServer) => void) }> = [];
 	private seq = 0;
 
 	constructor(
@@ -139,13 +141,19 @@ export class SimServer {
 		for (let i = count - 1; i >= 0; i--) this.create(form, this.now - agoMs - i * spacingMs, this.now - agoMs - i * spacingMs);
 	}
 
-	arm(afterRequests: number, event: ServerEvent): void {
+	/** `event` (or any change to the server) happens just before the `afterRequests`-th request from now. */
+	arm(afterRequests: number, event: ServerEvent | ((server: SimServer) => void)): void {
 		this.armed.push({ afterRequests, event });
+	}
+
+	private fire(event: ServerEvent | ((server: SimServer) => void)): void {
+		if (typeof event === 'function') event(this);
+		else this.apply(event);
 	}
 
 	/** Applies what is still armed, clears faults, denials and hidden forms. */
 	heal(): void {
-		for (const { event } of this.armed.splice(0)) this.apply(event);
+		for (const { event } of this.armed.splice(0)) this.fire(event);
 		this.faults.length = 0;
 		for (const form of this.forms) {
 			delete form.denial;
@@ -247,7 +255,7 @@ export class SimServer {
 		await Promise.resolve();
 		for (const hook of this.armed) hook.afterRequests--;
 		for (let i = 0; i < this.armed.length; ) {
-			if (this.armed[i].afterRequests <= 0) this.apply(this.armed.splice(i, 1)[0].event);
+			if (this.armed[i].afterRequests <= 0) this.fire(this.armed.splice(i, 1)[0].event);
 			else i++;
 		}
 		const atMs = this.now;
@@ -306,6 +314,7 @@ export class SimServer {
 			record.status = 400;
 			return this.reply(atMs, 400, { error: page });
 		}
+		record.ids = (page.responses as IDataObject[]).map((r) => r.id as string);
 		return this.reply(atMs, 200, page);
 	};
 
