@@ -122,7 +122,9 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 			}
 			if (restartAtNow.length) {
 				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
-				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs, settings.lookBackMs);
+				// The Date header has whole seconds: the end of that second is after every response
+				// that existed when the service answered, so none is emitted again.
+				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
 			}
 			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
 			if (failingForm) {
