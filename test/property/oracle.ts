@@ -68,8 +68,9 @@ export function check(trace: Trace): Violation[] {
 			add('P1', `${id} emitted again without a newer version: ${describe(before)} then ${describe(after)}`);
 		}
 		const garbled = list.filter((e) => !usable(e.submittedAt));
-		if (garbled.length > 1) {
-			add('P3', `${id} (submittedAt unusable) emitted ${garbled.length} times: ${garbled.map(describe).join('; ')}`);
+		for (const tag of new Set(garbled.map((e) => e.tag))) {
+			const times = garbled.filter((e) => e.tag === tag);
+			if (times.length > 1) add('P3', `${tag} (submittedAt unusable) emitted ${times.length} times: ${times.map(describe).join('; ')}`);
 		}
 	}
 
@@ -140,10 +141,20 @@ export function check(trace: Trace): Violation[] {
 			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${poll.errors.join(' | ')}`);
 		}
 		// P4b: a denied form does not stop the others.
-		if (settings.watch === 'allForms' && poll.onlyDenialsAtStart && poll.errors.length) {
+		if (settings.watch === 'allForms' && poll.onlyDenialsAtStart) {
 			const denied = [...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`))];
-			if (denied.length) {
+			const others = poll.listedFormIds.filter((id) => !poll.requests.some((r) => r.denied && r.formId === id));
+			if (denied.length && poll.errors.length && others.length) {
 				add('P4b', `poll ${poll.index} (${describePoll(poll)}) failed because ${denied.join(', ')} answered: ${poll.errors.join(' | ')}`);
+			} else if (denied.length && poll.withoutDenials) {
+				const emittedTags = new Set(poll.emitted.map((e) => e.tag));
+				const held = poll.withoutDenials.otherTags.filter((tag) => !emittedTags.has(tag));
+				if (held.length) {
+					add(
+						'P4b',
+						`poll ${poll.index} (${describePoll(poll)}): while ${denied.join(', ')} answered, it did not emit ${held.join(' ')} of the other forms, which the same poll emits when no form is denied`,
+					);
+				}
 			}
 		}
 		// P5: waits fit the budget.

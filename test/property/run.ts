@@ -48,10 +48,17 @@ export interface PollRecord {
 	healthyAtStart: boolean;
 	/** Only denied forms (no fault) pending at its start. */
 	onlyDenialsAtStart: boolean;
+	/** Forms of the watched ones that the listing showed at its start. */
+	listedFormIds: string[];
 	errors: string[];
 	emitted: Emitted[];
 	/** `activatedAtMs` in the trigger's static data after the poll (undefined if absent). */
 	activatedAtMsAfter: unknown;
+	/**
+	 * All Forms, a plain poll while forms answer 403/404 (and nothing else is pending): what the
+	 * same poll emits for the other forms when no form is denied (same state, same service).
+	 */
+	withoutDenials?: { deniedFormIds: string[]; otherTags: string[]; error?: string };
 }
 
 export interface Trace {
@@ -132,11 +139,16 @@ export class Driver {
 		budgetMs: number | undefined,
 		run: () => Promise<Array<{ items: IDataObject[]; error?: Error }>>,
 	): Promise<PollRecord> {
+		const withoutDenials =
+			this.settings.watch === 'allForms' && (kind === 'poll' || kind === 'final')
+				? await this.pollWithoutDenials(budgetMs)
+				: undefined;
 		const hadState = typeof this.session.triggerState?.activatedAtMs === 'number';
 		const activationTick = this.session.nextIsActivationPoll;
 		const firstRequest = this.server.log.length;
 		const faultsPending = this.server.faults.length > 0;
 		const denialsPending = this.server.forms.some((form) => form.denial !== undefined);
+		const listedFormIds = this.server.forms.filter((form) => !form.hidden && this.watchedFormIds.includes(form.id)).map((form) => form.id);
 		const startMs = this.server.now;
 		const outcomes = await run();
 		const index = this.polls.length;
@@ -157,13 +169,38 @@ export class Driver {
 			requests: this.server.log.slice(firstRequest),
 			healthyAtStart: !faultsPending && !denialsPending,
 			onlyDenialsAtStart: !faultsPending && denialsPending,
+			listedFormIds,
 			errors: outcomes.flatMap((outcome) => (outcome.error ? [outcome.error.message] : [])),
 			emitted,
 			activatedAtMsAfter: state?.activatedAtMs,
+			...(withoutDenials && { withoutDenials }),
 		};
 		this.polls.push(record);
 		this.emitted.push(...emitted);
 		return record;
+	}
+
+	/**
+	 * When forms are denied and nothing else is pending: the same poll on a copy of the service
+	 * without the denials, from the same static data, and what it emits for the other forms.
+	 */
+	private async pollWithoutDenials(budgetMs: number | undefined): Promise<PollRecord['withoutDenials']> {
+		const denied = this.server.forms.filter((form) => form.denial !== undefined).map((form) => form.id);
+		if (!denied.length || this.server.faults.length || this.server.armedCount) return undefined;
+		const server = this.server.clone();
+		for (const form of server.forms) delete form.denial;
+		const undoWaits = useVirtualWaits(server);
+		try {
+			const outcome = await this.session.fork(server).poll({ pollBudgetMs: budgetMs });
+			const otherTags = outcome.items
+				.map((item) => this.toEmitted(item, -1))
+				.filter((e) => !denied.includes(e.formId))
+				.map((e) => e.tag);
+			return { deniedFormIds: denied, otherTags, ...(outcome.error && { error: outcome.error.message }) };
+		} finally {
+			undoWaits();
+			useVirtualWaits(this.server);
+		}
 	}
 
 	private toEmitted(item: IDataObject, poll: number): Emitted {

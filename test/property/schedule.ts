@@ -225,11 +225,11 @@ export function formatStep(s: Step): string {
 		case 'poll':
 			return s.budget === 'default' ? 'POLL' : `POLL (budget ${s.budget})`;
 		case 'discardedPoll':
-			return 'POLL discarded by n8n (workflow saved while it ran)';
+			return 'POLL discarded by n8n (workflow saved while it ran; a plain poll if it is n8n\'s activation poll)';
 		case 'restart':
 			return 'RESTART n8n (new activation from stored static data)';
 		case 'pollTogether':
-			return 'TWO POLLS at once';
+			return 'TWO POLLS at once (one plain poll if it is n8n\'s activation poll)';
 		default:
 			return formatEvent(s);
 	}

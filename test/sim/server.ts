@@ -131,6 +131,24 @@ export class SimServer {
 		}
 	}
 
+	/**
+	 * A copy of the service as it is now (forms, responses, pending faults and denials; not
+	 * what is armed, not the log), to ask what a poll would have done had things been otherwise.
+	 */
+	clone(): SimServer {
+		const copy = new SimServer({ ...this.settings }, this.now, 0);
+		copy.forms.push(...this.forms.map((form) => ({ ...form, denial: form.denial && { ...form.denial } })));
+		copy.responses.push(...this.responses.map((r) => ({ ...r, versions: r.versions.map((v) => ({ ...v })) })));
+		copy.faults.push(...this.faults.map((f) => ({ ...f })));
+		copy.seq = this.seq;
+		return copy;
+	}
+
+	/** Events armed and not yet happened. */
+	get armedCount(): number {
+		return this.armed.length;
+	}
+
 	/** The waits of the transport: the clock moves on at once. */
 	readonly wait = async (ms: number): Promise<void> => {
 		this.now += Math.max(0, Math.ceil(ms));

@@ -51,6 +51,16 @@ export class SimTriggerSession {
 		this.random = prng(randomSeed);
 	}
 
+	/**
+	 * Another session on another server, starting from this one's static data as it is now (a
+	 * new activation from it): what the next poll would do elsewhere.
+	 */
+	fork(server: SimServer, randomSeed = 1): SimTriggerSession {
+		const fork = new SimTriggerSession(server, this.parameters, randomSeed);
+		fork.storedStaticData = structuredClone(this.staticData);
+		return fork;
+	}
+
 	/** The static data the next poll starts from: the active Workflow's, else the stored one. */
 	get staticData(): IDataObject {
 		return this.activation ? this.activation.trigger.staticData() : this.storedStaticData;
