@@ -1,7 +1,7 @@
 import http from 'http';
 import type { AddressInfo } from 'net';
 
-import { PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/transport/paging';
+import { Continuity, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/transport/paging';
 import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY, response, useFastRetries } from './fixtures';
@@ -12,8 +12,8 @@ interface FakeForm {
 	count: number;
 	/** The most responses the server puts on the page at an offset, whatever the limit asked. */
 	pageCap?: (offset: number) => number;
-	/** The `total` the server reports (default: what it serves). */
-	reportedTotal?: number;
+	/** The `total` the server reports (default: what it serves); `absent` leaves the field out. */
+	reportedTotal?: number | string | 'absent';
 	/** Failures per requested offset. */
 	fail?: (offset: number) => { status: number; headers?: Record<string, string> } | undefined;
 	/** Answers the request at an offset only once this resolves (ordering, not timing). */
@@ -57,7 +57,7 @@ async function pagingServer(form: FakeForm): Promise<PagingServer> {
 			res.end(
 				JSON.stringify({
 					responses: slice.map((id) => response(id)),
-					total: form.reportedTotal ?? ids.length,
+					total: form.reportedTotal === 'absent' ? undefined : (form.reportedTotal ?? ids.length),
 					hasMore: offset + slice.length < ids.length,
 				}),
 			);
@@ -141,6 +141,21 @@ describe('paging: reading ahead', () => {
 		}
 	});
 
+	it.each<[string, string]>([
+		['no total', 'absent'],
+		['total as a string', '25000'],
+		['total as a word', 'many'],
+	])('with %s, hasMore alone says where the responses end', async (_name, reportedTotal) => {
+		const server = await pagingServer({ count: 25_000, reportedTotal });
+		try {
+			const { result, ids } = await returnAll(server.baseUrl);
+			expect(result.error).toBeUndefined();
+			expect(ids).toEqual(allIds(25_000));
+		} finally {
+			await server.close();
+		}
+	});
+
 	it('stops waiting to retry a page read ahead once the walk has failed', async () => {
 		// A clock of our own: a wait ends only when its signal stops it.
 		const waits: Array<{ ms: number; signal?: AbortSignal }> = [];
@@ -175,4 +190,43 @@ describe('paging: reading ahead', () => {
 		}
 	});
 
+});
+
+describe('paging: the continuity proof of a walk by offset', () => {
+	const at = (id: string, submittedAt = '2026-01-01T00:00:00.000Z') => ({ ...response(id), submittedAt });
+
+	it('a boundary is proven when the next page holds one of the last responses read, in the same version', () => {
+		const continuity = new Continuity(2);
+		continuity.observe([at('a'), at('b'), at('c'), at('d')]);
+		continuity.crossBoundary();
+		expect(continuity.proven).toBe(false);
+		// The next page starts 2 early: c, d, then new ones.
+		continuity.observe([at('c'), at('d'), at('e')]);
+		expect(continuity.proven).toBe(true);
+		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['c', 'd', 'e']);
+	});
+
+	it('an anchor that came back updated proves nothing; the oldest unproven boundary stays the one to find', () => {
+		const continuity = new Continuity(1);
+		continuity.observe([at('a'), at('b')]);
+		continuity.crossBoundary();
+		// b was updated and moved: the page no longer proves the boundary after b.
+		continuity.observe([at('c'), at('b', '2026-02-01T00:00:00.000Z')]);
+		expect(continuity.proven).toBe(false);
+		continuity.crossBoundary();
+		continuity.observe([at('x'), at('a')]);
+		expect(continuity.proven).toBe(true);
+		// A read cut now would hand on the last responses read.
+		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['x', 'a']);
+	});
+
+	it('a resumed walk must find the anchors it was handed', () => {
+		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
+		expect(continuity.proven).toBe(false);
+		continuity.observe([at('i'), at('j')]);
+		expect(continuity.proven).toBe(false);
+		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['k']);
+		continuity.observe([at('k'), at('l')]);
+		expect(continuity.proven).toBe(true);
+	});
 });
