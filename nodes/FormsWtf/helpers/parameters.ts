@@ -1,19 +1,29 @@
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { isSinglePathSegment, MAX_TIMEOUT_MS } from '../transport';
+
 /** The Timeout option of an operation (milliseconds), or undefined for the transport's default. */
 export function getTimeoutMs(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	const options = this.getNodeParameter('options', itemIndex, {}) as { timeout?: unknown };
 	const value = options.timeout;
 	if (value === undefined || value === null || value === '') return undefined;
-	const ms = typeof value === 'string' ? Number(value) : value;
-	if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 1) {
+	const ms = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 1) {
 		throw new NodeOperationError(this.getNode(), '"Timeout" must be a number of milliseconds, 1 or more', {
 			description: `Got "${String(value)}".`,
 			itemIndex,
 		});
 	}
-	return Math.round(ms);
+	const rounded = Math.round(ms);
+	// Node's timers overflow at 2^31 ms and fire at once: a healthy request would time out.
+	if (!Number.isFinite(rounded) || rounded > MAX_TIMEOUT_MS) {
+		throw new NodeOperationError(this.getNode(), `"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`, {
+			description: `Got "${String(value)}". The default, 30000 (30 s), suits almost every request; raise it only for a slow server or a very large export.`,
+			itemIndex,
+		});
+	}
+	return rounded;
 }
 
 /** The form the user chose, whichever mode of the form picker they used. */
@@ -26,6 +36,13 @@ export function getFormId(this: IExecuteFunctions | IPollFunctions, itemIndex?: 
 	if (formId === '') {
 		throw new NodeOperationError(this.getNode(), 'No form chosen', {
 			description: 'Pick a form from the list, or enter its ID in "By ID".',
+			itemIndex,
+		});
+	}
+	// "." and ".." would not name a form but a level of the URL (the list of forms, the API).
+	if (!isSinglePathSegment(formId)) {
+		throw new NodeOperationError(this.getNode(), `"${formId}" is not a form ID`, {
+			description: '"." and ".." cannot be form IDs. Pick the form from the list, or copy its ID again.',
 			itemIndex,
 		});
 	}

@@ -309,6 +309,11 @@ export function errorForMalformedBody(
 	);
 }
 
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** How much of a server's text an error quotes, at most. */
 const MAX_QUOTED = 120;
 
@@ -321,8 +326,7 @@ const MAX_QUOTED = 120;
 export function describeBody(body: unknown, secrets: readonly string[]): string {
 	const quote = (text: string): string => {
 		if (!canQuoteServerText(secrets)) return '"…"';
-		const clean = redactAll(text, secrets);
-		return JSON.stringify(clean.length > MAX_QUOTED ? `${clean.slice(0, MAX_QUOTED)}…` : clean);
+		return JSON.stringify(shorten(redactAll(text, secrets), MAX_QUOTED));
 	};
 	const brief = (value: unknown): string => {
 		if (value === null) return 'null';
@@ -424,6 +428,18 @@ export function secretForms(apiKey: unknown): string[] {
 /** Whether a server's text may appear in an error: not when a form of the key is too short to cut out. */
 export function canQuoteServerText(secrets: readonly string[]): boolean {
 	return secrets.every((secret) => secret.length >= MIN_REDACTABLE);
+}
+
+/**
+ * A text cut to at most about `max` characters, with "…" when cut. Cut only after redaction; a
+ * cut never splits the "[redacted]" mark (it is kept whole).
+ */
+export function shorten(text: string, max: number): string {
+	if (text.length <= max) return text;
+	let end = max;
+	const mark = text.lastIndexOf(REDACTED, end);
+	if (mark >= 0 && mark < end && mark + REDACTED.length > end) end = mark + REDACTED.length;
+	return `${text.slice(0, end)}…`;
 }
 
 /** Cuts every form of the key out of a text (see secretForms). */

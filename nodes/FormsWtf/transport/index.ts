@@ -21,6 +21,7 @@ import {
 	redactAll,
 	redactError,
 	secretForms,
+	shorten,
 } from './errors';
 import { backoffDelayMs, rateLimitBudgetMs, rateLimitDelayMs, retryPolicy } from './retry';
 
@@ -79,6 +80,7 @@ export interface ReadableBody extends AsyncIterable<unknown> {
 	pipe: (...args: never[]) => unknown;
 	on: (...args: never[]) => unknown;
 	resume: () => unknown;
+	unshift: (chunk: unknown) => unknown;
 	destroy?: (error?: Error) => unknown;
 }
 
@@ -113,7 +115,98 @@ export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest):
  * without being held in memory here.
  */
 export async function apiDownload(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<ReadableBody>> {
-	return await withKeyRedacted(this, async () => await sendWithRetries(this, request, '*/*', async (body) => body));
+	return await withKeyRedacted(this, async (secrets) => {
+		// The first part of the file is read here, where a stall or a dropped connection can
+		// still be retried (nothing has reached n8n's binary data store yet), then put back.
+		const response = await sendWithRetries(this, request, '*/*', async (body, idleMs) => ({
+			body,
+			first: await firstChunk(body, idleMs),
+		}));
+		const { body, first } = response.body;
+		if (first !== undefined && ERROR_BODY_START.test(chunkText(first))) {
+			// A 200 whose body is the API's error object: no export layout starts like it (CSV
+			// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
+			const text = await readText(body, request.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_ERROR_BODY_BYTES);
+			let parsed: unknown = text.trim().slice(0, 4096);
+			try {
+				parsed = JSON.parse(text);
+			} catch {
+				// Described as the text it is.
+			}
+			throw errorForMalformedBody(this.getNode(), 'an export file', request, { body: parsed, secrets });
+		}
+		return { ...response, body };
+	});
+}
+
+/** How the API's error object starts: `{ "error": … }`. */
+const ERROR_BODY_START = /^\s*\{\s*"error"\s*:/;
+
+function chunkText(chunk: unknown): string {
+	if (typeof chunk === 'string') return chunk;
+	return Buffer.from(chunk as Uint8Array).toString('utf8', 0, 256);
+}
+
+/**
+ * The start of a body (what has arrived of it), left in the stream for whoever reads it next;
+ * undefined when the body is empty. Fails with BODY_STALLED when nothing arrives for `idleMs`.
+ *
+ * Read in paused mode ('readable' and read()), which leaves the stream as it found it once the
+ * listener is gone: a consumer that only listens to 'data' (n8n's binary data store does) still
+ * starts it. The part read is put back at once, within the event: a body that has ended would
+ * otherwise emit 'end' before it is back.
+ */
+async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> {
+	const stopWaiting = new AbortController();
+	const events = body as unknown as {
+		read: () => unknown;
+		readableLength: number;
+		on: (event: string, listener: (...args: never[]) => void) => unknown;
+		removeListener: (event: string, listener: (...args: never[]) => void) => unknown;
+	};
+	let cleanup = (): void => undefined;
+	const first = new Promise<unknown>((resolve, reject) => {
+		const onReadable = () => {
+			cleanup();
+			// Nothing buffered: the body is empty. Not read, so that 'end' waits for the consumer.
+			if (events.readableLength === 0) {
+				resolve(undefined);
+				return;
+			}
+			const chunk = events.read();
+			if (chunk !== null) body.unshift(chunk);
+			resolve(chunk ?? undefined);
+		};
+		const onError = (error: unknown) => {
+			cleanup();
+			reject(error);
+		};
+		const onClose = () => {
+			cleanup();
+			reject(Object.assign(new Error('The connection closed before the answer began'), { code: 'ECONNRESET' }));
+		};
+		cleanup = () => {
+			stopWaiting.abort();
+			events.removeListener('readable', onReadable);
+			events.removeListener('error', onError);
+			events.removeListener('close', onClose);
+		};
+		events.on('readable', onReadable);
+		events.on('error', onError);
+		events.on('close', onClose);
+	});
+	const timedOut = sleep(idleMs, stopWaiting.signal).then(
+		(): typeof STALLED => STALLED,
+		() => undefined,
+	);
+	const result = await Promise.race([first, timedOut]);
+	if (result === STALLED) {
+		cleanup();
+		const error = Object.assign(new Error(`No data for ${idleMs} ms at the start of an answer`), { code: BODY_STALLED });
+		body.destroy?.(error);
+		throw error;
+	}
+	return result;
 }
 
 /**
@@ -453,6 +546,5 @@ async function readApiErrorMessage(body: unknown, idleMs: number, secrets: reado
 		message = undefined;
 	}
 	if (message === undefined || !canQuoteServerText(secrets)) return undefined;
-	const clean = redactAll(message, secrets);
-	return clean.length > MAX_API_MESSAGE_CHARS ? `${clean.slice(0, MAX_API_MESSAGE_CHARS)}…` : clean;
+	return shorten(redactAll(message, secrets), MAX_API_MESSAGE_CHARS);
 }

@@ -3,7 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
 import { getFormId, getTimeoutMs } from '../../helpers/parameters';
+import type { ExpectedBody } from '../../transport';
 import { apiRequest } from '../../transport';
+import { isObject } from '../../transport/errors';
 import type { FormDetail } from '../../transport/types';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
@@ -14,6 +16,18 @@ export const description = updateDisplayOptions({ show: { resource: ['form'], op
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const { body } = await (apiRequest<FormDetail>).call(this, { path: ['forms', formId], formId, itemIndex, timeoutMs });
+	const { body } = await (apiRequest<FormDetail>).call(this, {
+		path: ['forms', formId],
+		formId,
+		itemIndex,
+		timeoutMs,
+		expect: FORM_DETAIL,
+	});
 	return [{ json: body, pairedItem: { item: itemIndex } }];
 }
+
+/** A form: an object with its id. Its other fields pass through as the API sends them. */
+export const FORM_DETAIL: ExpectedBody = {
+	what: 'a form, { "id": …, "title": …, "questions": [ … ] }',
+	accepts: (body) => isObject(body) && (typeof body.id === 'string' ? body.id !== '' : typeof body.id === 'number'),
+};
