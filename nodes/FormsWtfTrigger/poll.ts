@@ -94,7 +94,7 @@ const FORM_FAILURES_REPORTED_AGAIN = 60;
  */
 const SAMPLED_FORMS = 3;
 /** Growing windows of recent time in which "Fetch Test Event" looks for the newest response. */
-const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
+const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS];
 /** Growing windows before activation in which Emit Existing Responses looks for the newest ones; undefined: all. */
 const EXISTING_WINDOWS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
 /** The lowest `since` there is: every response of the form. */
@@ -634,38 +634,41 @@ function toItem(candidate: Candidate, settings: TriggerSettings): INodeExecution
 }
 
 /**
- * "Fetch Test Event": the newest response, found quickly by asking for growing windows of
- * recent time (the API's order is not guaranteed), without touching the trigger's state. With
- * All Forms only the forms the listing shows changed last are asked, so the cost does not
- * grow with the number of forms.
+ * "Fetch Test Event": the newest response, without touching the trigger's state. One page of
+ * each form holds all of a small form; for a form with more, growing windows of recent time
+ * find its newest (the API's order is not guaranteed). With All Forms only the forms the
+ * listing shows changed last are asked, so the cost does not grow with the number of forms.
  */
 async function sampleNewest(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 ): Promise<INodeExecutionData[][]> {
 	const listing = await listWatchedForms(context, settings);
-	const forms = formsToSample(listing.forms);
 	let serviceNowMs = listing.serviceNowMs;
 	let best: Candidate | undefined;
-	for (const windowMs of SAMPLE_WINDOWS_MS) {
-		for (const form of forms) {
-			const since =
-				windowMs === undefined || serviceNowMs === undefined
-					? undefined
-					: new Date(serviceNowMs - windowMs).toISOString();
-			const page = await getResponsesPage.call(context, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
-			serviceNowMs ??= page.serviceTimeMs;
-			for (const response of page.responses) {
-				const candidate = withForm(
-					{ id: response.id, atMs: submittedAtMs(response) ?? 0, response },
-					form,
-					settings,
-				);
-				if (!best || compareOldestFirst(candidate, best) > 0) best = candidate;
-			}
+	const consider = (responses: FormResponse[], form: WatchedForm) => {
+		for (const response of responses) {
+			const candidate = withForm({ id: response.id, atMs: submittedAtMs(response) ?? 0, response }, form, settings);
+			if (!best || compareOldestFirst(candidate, best) > 0) best = candidate;
 		}
-		// Without the service's clock there are no windows: the first read was of everything.
-		if (best || serviceNowMs === undefined) break;
+	};
+	const larger: WatchedForm[] = [];
+	for (const form of formsToSample(listing.forms)) {
+		const page = await getResponsesPage.call(context, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 });
+		serviceNowMs ??= page.serviceTimeMs;
+		consider(page.responses, form);
+		if (page.hasMore) larger.push(form);
+	}
+	for (const windowMs of SAMPLE_WINDOWS_MS) {
+		if (!larger.length || serviceNowMs === undefined) break;
+		const sinceMs = serviceNowMs - windowMs;
+		for (const form of larger) {
+			const since = new Date(sinceMs).toISOString();
+			const page = await getResponsesPage.call(context, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
+			consider(page.responses, form);
+		}
+		// Anything newer than what was found lies in this window, and was read.
+		if (best && best.atMs >= sinceMs) break;
 	}
 	if (!best) {
 		throw new NodeOperationError(
@@ -682,6 +685,6 @@ function formsToSample(forms: WatchedForm[]): WatchedForm[] {
 	const changedMs = (form: WatchedForm) => (form.updatedAt ? Date.parse(form.updatedAt) || 0 : 0);
 	return forms
 		.filter((form) => form.responseCount !== 0)
-		.sort((a, b) => changedMs(b) - changedMs(a))
+		.sort((a, b) => changedMs(b) - changedMs(a) || (b.responseCount ?? 0) - (a.responseCount ?? 0))
 		.slice(0, SAMPLED_FORMS);
 }
