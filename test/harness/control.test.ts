@@ -140,6 +140,17 @@ describe('faults', () => {
 		expect(without.headers.get('retry-after')).toBeNull();
 	});
 
+	test('429 with Retry-After as an HTTP date, past or ahead of the service clock', async () => {
+		await ctx.h.control.injectFault({ kind: 'status', status: 429, retryAfterDateOffsetMs: -3_600_000 });
+		await ctx.h.control.injectFault({ kind: 'status', status: 429, retryAfterDateOffsetMs: 60_000 });
+		// Both headers have whole seconds, and may be taken on either side of a second's end.
+		const offset = (answer: Awaited<ReturnType<typeof apiGet>>) =>
+			Date.parse(answer.headers.get('retry-after') ?? '') - Date.parse(answer.headers.get('date') ?? '');
+		expect(Math.abs(offset(await apiGet(ctx.h, '/forms')) + 3_600_000)).toBeLessThanOrEqual(1000);
+		expect(Math.abs(offset(await apiGet(ctx.h, '/forms')) - 60_000)).toBeLessThanOrEqual(1000);
+		await expect(ctx.h.control.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 1, retryAfterDateOffsetMs: 1 })).rejects.toThrow(/not both/);
+	});
+
 	test('delay, malformed JSON and a dropped connection', async () => {
 		await ctx.h.control.injectFault({ kind: 'delay', ms: 300 });
 		const start = Date.now();

@@ -69,6 +69,13 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 				}
 				fault.retryAfterSeconds = o.retryAfterSeconds;
 			}
+			if (o.retryAfterDateOffsetMs !== undefined) {
+				if (typeof o.retryAfterDateOffsetMs !== 'number' || !Number.isFinite(o.retryAfterDateOffsetMs)) {
+					throw new HarnessInputError('retryAfterDateOffsetMs must be a number of milliseconds');
+				}
+				if (fault.retryAfterSeconds !== undefined) throw new HarnessInputError('give retryAfterSeconds or retryAfterDateOffsetMs, not both');
+				fault.retryAfterDateOffsetMs = o.retryAfterDateOffsetMs;
+			}
 			if (o.message !== undefined) {
 				if (typeof o.message !== 'string') throw new HarnessInputError('message must be a string');
 				fault.message = o.message;

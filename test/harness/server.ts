@@ -75,7 +75,7 @@ async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerRe
 	if (fault !== null) {
 		entry.fault = fault.kind;
 		if (applyListingFault(state, fault, target, res)) return;
-		if (applyFault(fault, req, res)) return;
+		if (applyFault(fault, req, res, state.nowMs())) return;
 		if (fault.kind === 'delay') {
 			await sleep(fault.ms);
 			if (res.destroyed) return;
@@ -112,11 +112,14 @@ function insertResponses(state: HarnessState): (form: HarnessForm, count: number
 }
 
 /** Sends the fault's answer; returns false if the request should still be handled (delay). */
-function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse): boolean {
+function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse, nowMs: number): boolean {
 	switch (fault.kind) {
 		case 'status': {
-			const headers: Record<string, string> =
-				fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
+			const headers: Record<string, string> = {};
+			if (fault.retryAfterSeconds !== undefined) headers['Retry-After'] = String(fault.retryAfterSeconds);
+			if (fault.retryAfterDateOffsetMs !== undefined) {
+				headers['Retry-After'] = new Date(nowMs + fault.retryAfterDateOffsetMs).toUTCString();
+			}
 			sendError(res, fault.status, fault.message ?? FAULT_MESSAGES[fault.status], headers);
 			return true;
 		}

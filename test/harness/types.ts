@@ -205,8 +205,12 @@ export interface ResponseUpdate {
 }
 
 export type FaultKind =
-	/** Answer with this status and a JSON `{ error }` body; Retry-After only when retryAfterSeconds is set. */
-	| { kind: 'status'; status: 429 | 500 | 502 | 503; retryAfterSeconds?: number; message?: string }
+	/**
+	 * Answer with this status and a JSON `{ error }` body; Retry-After only when retryAfterSeconds
+	 * (whole seconds) or retryAfterDateOffsetMs (an HTTP date this far from the service clock,
+	 * negative for a date already past) is set.
+	 */
+	| { kind: 'status'; status: 429 | 500 | 502 | 503; retryAfterSeconds?: number; retryAfterDateOffsetMs?: number; message?: string }
 	/** Wait this long, then handle the request normally. */
 	| { kind: 'delay'; ms: number }
 	/** 200 with a JSON content type and a truncated JSON body. */

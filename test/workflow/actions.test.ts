@@ -271,6 +271,97 @@ describe('when the server is slow, busy or answers out of order', () => {
 	});
 });
 
+describe('hostile answers from the local API', () => {
+	let hostile: RunningHarness;
+	let formId: string;
+	let waits: number[];
+
+	beforeAll(async () => {
+		hostile = await startHarness({ rateLimit: false });
+		formId = (await hostile.control.form('bugs')).id;
+	});
+	beforeEach(async () => {
+		await hostile.control.reset();
+		waits = [];
+		// The real retry rules with a floor of 20 ms instead of 1 s, and the waits recorded.
+		Object.assign(retryPolicy, { minDelayMs: 20, baseDelayMs: 1, maxDelayMs: 4, maxRateLimitRetries: 5 });
+		retryPolicy.wait = async (ms, signal) => {
+			waits.push(ms);
+			await DEFAULT_RETRY_POLICY.wait(ms, signal);
+		};
+	});
+	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	afterAll(async () => await hostile.close());
+
+	const runHostile = (parameters: IDataObject, apiKey = hostile.keys.team) =>
+		runFormsWtf({ baseUrl: hostile.baseUrl, apiKey, parameters });
+	const requestCount = async () => (await hostile.control.requestLog()).length;
+
+	it.each([
+		['Retry-After: 0', { retryAfterSeconds: 0 }],
+		['Retry-After an HTTP date an hour past', { retryAfterDateOffsetMs: -3_600_000 }],
+		['no Retry-After', {}],
+	])('a 429 with %s, for ever: a bounded number of requests, none sooner than the floor', async (_name, retryAfter) => {
+		await hostile.control.injectFault({ kind: 'status', status: 429, times: 1000, ...retryAfter });
+		const result = await runHostile({ resource: 'form', operation: 'getAll' });
+		expect(result.error?.message).toBe('Forms.wtf rate limit reached');
+		expect(await requestCount()).toBe(6);
+		expect(waits).toHaveLength(5);
+		expect(Math.min(...waits)).toBeGreaterThanOrEqual(20);
+	});
+
+	it('a 429 whose Retry-After date is already past, then the answer', async () => {
+		await hostile.control.injectFault({ kind: 'status', status: 429, times: 2, retryAfterDateOffsetMs: -5_000 });
+		const result = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) });
+		expect(result.status).toBe('success');
+		expect(waits).toEqual([20, 20]);
+	});
+
+	it.each([
+		['ends in a line break', (key: string) => `${key}\n`],
+		['ends in a space and a tab', (key: string) => `${key} \t`],
+		['is as it should be', (key: string) => key],
+	])('a key that %s, echoed by the server, is in no field of the error', async (_name, stored) => {
+		const key = hostile.keys.team;
+		await hostile.control.injectFault({ kind: 'status', status: 503, times: 4, message: `${'z'.repeat(488)}${key} is overloaded` });
+		const result = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) }, stored(key));
+		expect(result.error?.message).toBe('Forms.wtf had a server error (503)');
+		expect(result.error?.description).toContain('[redacted]');
+		for (const text of [JSON.stringify(result.error), JSON.stringify(result.run)]) {
+			expect(text).not.toContain(key.slice(0, 8));
+		}
+		// The key was sent as n8n sends it: trimmed, so the API accepts it.
+		const ok = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) }, stored(key));
+		expect(ok.status).toBe('success');
+	});
+
+	it.each([
+		[{ resource: 'form', operation: 'getAll' }, { error: 'maintenance' }, 'got { "error": "maintenance" }'],
+		[{ resource: 'form', operation: 'getAll' }, { forms: null }, 'got { "forms": null }'],
+		[{ resource: 'form', operation: 'getAll' }, [], 'got an empty array ([])'],
+		[{ resource: 'form', operation: 'getAll' }, null, 'got null'],
+		[{ resource: 'form', operation: 'get' }, 'a form', 'got a string ("a form")'],
+		[{ resource: 'form', operation: 'get' }, { title: 'no id' }, 'got { "title": "no id" }'],
+		[{ resource: 'response', operation: 'export' }, { error: 'export failed' }, 'got { "error": "export failed" }'],
+	])('%j answered 200 %j: an error that says what came back', async (operation, body, got) => {
+		await hostile.control.injectFault({ kind: 'jsonBody', body });
+		const result = await runHostile({ ...operation, formId: formById(formId) });
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Forms.wtf sent an answer that could not be read');
+		expect(result.error?.description).toContain(got);
+	});
+
+	it.each([
+		['form ID ".."', { resource: 'response', operation: 'getAll', formId: formById('..') }, '".." is not a form ID'],
+		['form ID "."', { resource: 'form', operation: 'get', formId: formById('.') }, '"." is not a form ID'],
+		['a Timeout of 2^31 ms', { resource: 'form', operation: 'getAll', options: { timeout: 2 ** 31 } }, '"Timeout" must be at most 2147483647 ms (about 24 days)'],
+	])('%s is refused before any request', async (_name, parameters, message) => {
+		const result = await runHostile(parameters);
+		expect(result.error?.message).toBe(message);
+		expect(await requestCount()).toBe(0);
+	});
+});
+
 async function readAll(target: RunningHarness, formId: string): Promise<IDataObject[]> {
 	const all: IDataObject[] = [];
 	for (let offset = 0; ; ) {
