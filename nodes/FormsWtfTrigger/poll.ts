@@ -336,7 +336,8 @@ class PollAllowance {
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
 		let endOfPage = offset;
-		let end = offset;
+		// Until a page is handed over, a resumed read still stands where it was.
+		let end = start?.offset ?? 0;
 		const pages = iterateResponses.call(
 			context,
 			{ ...query, deadlineMs: this.deadline },
@@ -368,7 +369,7 @@ class PollAllowance {
 			this.spent = true;
 			cut = true;
 		}
-		const read: FormRead = { end, cut, proven: continuity.proven, anchors: continuity.anchors };
+		const read: FormRead = { end, cut, proven: continuity.proven, anchors: continuity.anchors, fromStart: offset === 0 };
 		if (failure !== undefined && !cut) read.failure = failure;
 		return read;
 	}
@@ -384,6 +385,8 @@ interface FormRead {
 	proven: boolean;
 	/** What a read that goes on from `end` must find. */
 	anchors: Anchor[];
+	/** The read began at the start of `since`, so it saw every response the API returns. */
+	fromStart: boolean;
 	failure?: unknown;
 }
 
@@ -438,7 +441,7 @@ async function pollOnce(
 		});
 		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 		const failure = read.failure;
-		const readOfForm: ReadOfForm = { handled, undated, fromStart: cursor.resume === undefined };
+		const readOfForm: ReadOfForm = { handled, undated, fromStart: read.fromStart };
 		if (failure !== undefined) {
 			// One form failing never holds up the others: what it read is remembered, and it is
 			// read again from where it was on the next poll.
