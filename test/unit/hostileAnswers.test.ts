@@ -190,6 +190,18 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 		expect(result.error?.description).toMatch(/^Expected .+, got /);
 	});
 
+	it.each([
+		['an HTML page from a proxy', '<html><body>Bad gateway</body></html>', 'got text that is not JSON ("<html><body>Bad gateway</body></html>")'],
+		['JSON cut short', '{"forms": [', 'got text that is not JSON ("{\\"forms\\": [")'],
+		['text echoing the key', `no such key: ${API_KEY}`, 'got text that is not JSON ("no such key: [redacted]")'],
+	])('Get Many forms: %s', async (_name, text, got) => {
+		nock(ORIGIN).get('/api/v1/forms').reply(200, text, { 'Content-Type': 'text/html' });
+		const result = await run(LIST_FORMS);
+		expect(result.error?.message).toBe(UNREADABLE);
+		expect(result.error?.description).toContain(`Expected { "forms": [ … ] }, a list of forms, ${got}`);
+		expect(JSON.stringify(result.run)).not.toContain(API_KEY);
+	});
+
 	it('Get a form: an empty body', async () => {
 		nock(ORIGIN).get('/api/v1/forms/f1').reply(200, '');
 		const result = await run(GET_FORM);

@@ -295,9 +295,15 @@ export function errorForMalformedBody(
 	node: INode,
 	what: string,
 	context: RequestContext,
-	got?: { body: unknown; secrets: readonly string[] },
+	got?: { body: unknown; secrets: readonly string[]; notJson?: boolean },
 ): NodeApiError {
-	const gotText = got === undefined ? '' : `, got ${describeBody(got.body, got.secrets)}`;
+	let gotText = '';
+	if (got !== undefined) {
+		gotText =
+			got.notJson && typeof got.body === 'string'
+				? `, got text that is not JSON (${quoteServerText(got.body, got.secrets)})`
+				: `, got ${describeBody(got.body, got.secrets)}`;
+	}
 	return transient(
 		makeApiError(
 			node,
@@ -314,6 +320,15 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A server's text as an error quotes it: the key's forms cut out, then shortened, in quotes;
+ * `"…"` when the key is too short to cut out safely.
+ */
+export function quoteServerText(text: string, secrets: readonly string[]): string {
+	if (!canQuoteServerText(secrets)) return '"…"';
+	return JSON.stringify(shorten(redactAll(text, secrets), MAX_QUOTED));
+}
+
 /** How much of a server's text an error quotes, at most. */
 const MAX_QUOTED = 120;
 
@@ -324,10 +339,7 @@ const MAX_QUOTED = 120;
  * (see secretForms) leaves the server's texts out entirely.
  */
 export function describeBody(body: unknown, secrets: readonly string[]): string {
-	const quote = (text: string): string => {
-		if (!canQuoteServerText(secrets)) return '"…"';
-		return JSON.stringify(shorten(redactAll(text, secrets), MAX_QUOTED));
-	};
+	const quote = (text: string): string => quoteServerText(text, secrets);
 	const brief = (value: unknown): string => {
 		if (value === null) return 'null';
 		if (typeof value === 'string') return quote(value);

@@ -101,6 +101,7 @@ export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest):
 			throw errorForMalformedBody(this.getNode(), request.expect?.what ?? 'JSON', request, {
 				body: describeUnparsable(response.body),
 				secrets,
+				notJson: true,
 			});
 		}
 		if (request.expect && !request.expect.accepts(parsed)) {
@@ -127,13 +128,16 @@ export async function apiDownload(this: FormsWtfContext, request: ApiRequest): P
 			// A 200 whose body is the API's error object: no export layout starts like it (CSV
 			// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
 			const text = await readText(body, request.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_ERROR_BODY_BYTES);
-			let parsed: unknown = text.trim().slice(0, 4096);
+			let parsed: unknown;
+			let notJson = false;
 			try {
 				parsed = JSON.parse(text);
 			} catch {
-				// Described as the text it is.
+				// Cut short or garbled: described as the text it is.
+				parsed = describeUnparsable(text);
+				notJson = true;
 			}
-			throw errorForMalformedBody(this.getNode(), 'an export file', request, { body: parsed, secrets });
+			throw errorForMalformedBody(this.getNode(), 'an export file', request, { body: parsed, secrets, notJson });
 		}
 		return { ...response, body };
 	});
