@@ -43,6 +43,8 @@ export interface PollRecord {
 	activated: boolean;
 	startMs: number;
 	endMs: number;
+	/** Virtual time the transport spent waiting (Retry-After, backoff) during the poll. */
+	waitedMs: number;
 	requests: RequestRecord[];
 	/** Nothing pending at its start that fails a request (no fault, no denied form). */
 	healthyAtStart: boolean;
@@ -150,6 +152,7 @@ export class Driver {
 		const denialsPending = this.server.forms.some((form) => form.denial !== undefined);
 		const listedFormIds = this.server.forms.filter((form) => !form.hidden && this.watchedFormIds.includes(form.id)).map((form) => form.id);
 		const startMs = this.server.now;
+		const waitedBefore = this.server.waitedMs;
 		const outcomes = await run();
 		const index = this.polls.length;
 		const emitted: Emitted[] = [];
@@ -166,6 +169,7 @@ export class Driver {
 			activated: !hadState && typeof state?.activatedAtMs === 'number',
 			startMs,
 			endMs: this.server.now,
+			waitedMs: this.server.waitedMs - waitedBefore,
 			requests: this.server.log.slice(firstRequest),
 			healthyAtStart: !faultsPending && !denialsPending,
 			onlyDenialsAtStart: !faultsPending && denialsPending,

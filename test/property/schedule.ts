@@ -40,7 +40,8 @@ export interface FuzzSettings {
 
 /** A server event; `form` indexes the forms (modulo their number), `pick` an alive response of it. */
 export type EventStep =
-	| { kind: 'submit'; form: number; count: number }
+	/** `count` responses `gapMs` apart, the clock moving on between them (no poll in between). */
+	| { kind: 'submit'; form: number; count: number; gapMs: number }
 	| { kind: 'burst'; form: number; count: number }
 	/** Visible from now, submitted `permille`/1000 of (look-back window - 1 s) ago. */
 	| { kind: 'late'; form: number; count: number; permille: number }
@@ -73,7 +74,15 @@ const pick = fc.nat({ max: 40 });
 const garble = fc.constantFrom<GarbleKind>('null', 'missing', 'notADate');
 
 export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
-	{ arbitrary: fc.record({ kind: fc.constant('submit' as const), form: formIndex, count: fc.integer({ min: 1, max: 12 }) }), weight: 6 },
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('submit' as const),
+			form: formIndex,
+			count: fc.integer({ min: 1, max: 12 }),
+			gapMs: fc.constantFrom(1, 1_000, 61_000, 150_000),
+		}),
+		weight: 6,
+	},
 	{ arbitrary: fc.record({ kind: fc.constant('burst' as const), form: formIndex, count: fc.integer({ min: 2, max: 20 }) }), weight: 3 },
 	{
 		arbitrary: fc.record({
@@ -146,11 +155,12 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
 	watch: fc.constantFrom<'form' | 'allForms'>('form', 'allForms'),
 	formCount: fc.integer({ min: 1, max: 4 }),
-	lookBackMinutes: fc.integer({ min: 0, max: 15 }),
+	// Small windows more often: a loss shows when a response falls out of the window unread.
+	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
 	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
 	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive'),
 	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
-	pageCap: fc.constantFrom(1000, 7, 50),
+	pageCap: fc.constantFrom(7, 1000, 50),
 	totalAbsent: fc.boolean(),
 	startOffsetMs: fc.integer({ min: 0, max: 999 }),
 	seeded: fc.array(fc.nat({ max: 15 }), { minLength: 4, maxLength: 4 }),
@@ -159,7 +169,8 @@ export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
 
 export const schedule: fc.Arbitrary<Schedule> = fc.record({
 	settings,
-	steps: fc.array(step, { maxLength: 40 }),
+	// 'medium': up to the 40 steps (fast-check's default size keeps arrays to about 10 elements).
+	steps: fc.array(step, { maxLength: 40, size: 'medium' }),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -176,22 +187,23 @@ export function formatSettings(s: FuzzSettings): string {
 	].join('\n');
 }
 
-export function formatEvent(e: EventStep): string {
+export function formatEvent(e: EventStep, formCount = 4): string {
+	const f = (form: number) => `form${form % formCount}`;
 	switch (e.kind) {
 		case 'submit':
-			return `submit ${e.count} on form${e.form}, 1 ms apart`;
+			return e.count === 1 ? `submit 1 on ${f(e.form)}` : `submit ${e.count} on ${f(e.form)}, ${e.gapMs} ms apart`;
 		case 'burst':
-			return `burst of ${e.count} on form${e.form} in one ms`;
+			return `burst of ${e.count} on ${f(e.form)} in one ms`;
 		case 'late':
-			return `${e.count} late-visible on form${e.form} (${e.permille}‰ of the look-back window ago)`;
+			return `${e.count} late-visible on ${f(e.form)} (${e.permille}‰ of the look-back window ago)`;
 		case 'update':
-			return `update response #${e.pick} of form${e.form}`;
+			return `update response #${e.pick} of ${f(e.form)}`;
 		case 'delete':
-			return `delete response #${e.pick} of form${e.form}`;
+			return `delete response #${e.pick} of ${f(e.form)}`;
 		case 'garble':
-			return `garble submittedAt (${e.garble}) of response #${e.pick} of form${e.form}`;
+			return `garble submittedAt (${e.garble}) of response #${e.pick} of ${f(e.form)}`;
 		case 'submitGarbled':
-			return `submit 1 on form${e.form} with submittedAt ${e.garble}`;
+			return `submit 1 on ${f(e.form)} with submittedAt ${e.garble}`;
 		case 'advance':
 			return `advance clock ${e.ms} ms`;
 	}
@@ -210,18 +222,19 @@ function formatFault(f: FaultKind): string {
 	return 'ECONNRESET';
 }
 
-export function formatStep(s: Step): string {
+export function formatStep(s: Step, formCount = 4): string {
+	const f = (form: number) => `form${form % formCount}`;
 	switch (s.kind) {
 		case 'fault':
-			return `fault ${formatFault(s.fault)} on the next ${s.times} request(s)${s.form === undefined ? '' : ` of form${s.form}`}`;
+			return `fault ${formatFault(s.fault)} on the next ${s.times} request(s)${s.form === undefined ? '' : ` of ${f(s.form)}`}`;
 		case 'deny':
-			return `form${s.form} answers ${s.status} to its next ${s.times} request(s)`;
+			return `${f(s.form)} answers ${s.status} to its next ${s.times} request(s)`;
 		case 'hide':
-			return `hide form${s.form} from the listing`;
+			return `hide ${f(s.form)} from the listing`;
 		case 'show':
-			return `show form${s.form} in the listing`;
+			return `show ${f(s.form)} in the listing`;
 		case 'during':
-			return `arm: before request ${s.afterRequests} from now, ${formatEvent(s.event)}`;
+			return `arm: before request ${s.afterRequests} from now, ${formatEvent(s.event, formCount)}`;
 		case 'poll':
 			return s.budget === 'default' ? 'POLL' : `POLL (budget ${s.budget})`;
 		case 'discardedPoll':
@@ -231,11 +244,11 @@ export function formatStep(s: Step): string {
 		case 'pollTogether':
 			return 'TWO POLLS at once (one plain poll if it is n8n\'s activation poll)';
 		default:
-			return formatEvent(s);
+			return formatEvent(s, formCount);
 	}
 }
 
 export function formatSchedule(schedule: Schedule): string {
-	const lines = schedule.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s)}`);
+	const lines = schedule.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s, schedule.settings.formCount)}`);
 	return `${formatSettings(schedule.settings)}\nsteps:\n${lines.join('\n') || '  (none)'}\n  then: server healthy, plain polls until drained`;
 }

@@ -85,7 +85,8 @@ export interface SimForm {
 
 /** A server event, applied now or armed to happen just before a later request. */
 export type ServerEvent =
-	| { kind: 'submit'; form: number; count: number }
+	/** `count` responses, `gapMs` apart (the clock moves on between them); the last one now. */
+	| { kind: 'submit'; form: number; count: number; gapMs?: number }
 	| { kind: 'burst'; form: number; count: number }
 	| { kind: 'late'; form: number; count: number; lateByMs: number }
 	| { kind: 'update'; form: number; pick: number }
@@ -149,9 +150,14 @@ export class SimServer {
 		return this.armed.length;
 	}
 
+	/** Virtual time spent in the transport's waits, in all. */
+	waitedMs = 0;
+
 	/** The waits of the transport: the clock moves on at once. */
 	readonly wait = async (ms: number): Promise<void> => {
-		this.now += Math.max(0, Math.ceil(ms));
+		const waited = Math.max(0, Math.ceil(ms));
+		this.waitedMs += waited;
+		this.now += waited;
 	};
 
 	/** Responses created before the schedule starts: `count` of them, `spacingMs` apart, the last `agoMs` before now. */
@@ -204,7 +210,7 @@ export class SimServer {
 		switch (event.kind) {
 			case 'submit':
 				for (let i = 0; i < event.count; i++) {
-					if (i > 0) this.now += 1;
+					if (i > 0) this.now += event.gapMs ?? 1;
 					this.create(event.form, this.now, this.now);
 				}
 				return;
