@@ -85,7 +85,10 @@ export const PAGE_OVERLAP = 3;
 const RESUME_OVERLAP = 25;
 /** Responses without a usable date come after the dated ones of a poll. */
 const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
-/** All Forms: polls in a row a form may fail before it is reported as an error, and how often after. */
+/**
+ * All Forms: polls in a row a form may fail before it is reported as an error (on the next poll
+ * with nothing else to emit), and how many more failed polls before it is reported again.
+ */
 const FORM_FAILURES_REPORTED = 5;
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 /**
@@ -127,13 +130,15 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
 			}
 			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
-			if (failingForm) {
-				// Reported once it persists: this poll's reads are dropped (read again next time),
-				// only the count of failures is kept, and the other forms go on at the next poll.
-				writeState(staticData, { ...state, forms: { ...state.forms, [failingForm.formId]: failingForm.cursor } });
+			delete next.failures;
+			if (failingForm && !items.length) {
+				// A form that keeps failing is reported as an error of the workflow, on a poll that
+				// has nothing else to emit: the other forms' responses are never held back for it.
+				const cursor = next.forms[failingForm.formId];
+				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
+				writeState(staticData, next);
 				throw failingForm.error;
 			}
-			delete next.failures;
 			writeState(staticData, next);
 			return items.length ? [items] : null;
 		} catch (error) {
@@ -396,9 +401,9 @@ function listedAs(form: WatchedForm, rev: number, settings: TriggerSettings): Pa
 	return { listedCount: form.responseCount, listedUpdatedAt: form.updatedAt, readAtRev: rev };
 }
 
+/** A form whose failures are due to be reported as an error of the workflow. */
 interface FormFailure {
 	formId: string;
-	cursor: FormCursor;
 	error: Error;
 }
 
@@ -449,11 +454,12 @@ async function pollOnce(
 			next.forms[form.id] = { ...rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] }), failedPolls };
 			if (!cursor.resume) delete next.forms[form.id].resume;
 			const error = errorForFailingForm(context, form, failure, failedPolls);
-			if (failedPolls === FORM_FAILURES_REPORTED || failedPolls % FORM_FAILURES_REPORTED_AGAIN === 0) {
-				failingForm ??= { formId: form.id, cursor: { ...cursor, failedPolls }, error };
-			} else {
-				warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on. ${error.description ?? ''}`.trim());
-			}
+			warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on.`);
+			const reportedAt = cursor.failureReportedAt;
+			const due =
+				failedPolls >= FORM_FAILURES_REPORTED &&
+				(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
+			if (due) failingForm ??= { formId: form.id, error };
 			continue;
 		}
 		let updated: FormCursor;
@@ -466,6 +472,7 @@ async function pollOnce(
 			updated = { ...advanceCursor(cursor, readOfForm, settings), ...listedAs(form, next.rev, settings) };
 		}
 		delete updated.failedPolls;
+		delete updated.failureReportedAt;
 		next.forms[form.id] = updated;
 	}
 	fresh.sort(compareOldestFirst);

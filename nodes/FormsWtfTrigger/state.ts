@@ -24,7 +24,8 @@ import type { Anchor } from '../FormsWtf/transport/paging';
  *   moved by an update shift them.
  * - All Forms: the listing (one request) says which forms changed; unchanged ones are read in
  *   rotation (`readAtRev`); a form missing from a listing keeps its cursor for a while
- *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others.
+ *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others, and is
+ *   reported as an error on a poll with nothing else to emit (`failureReportedAt`).
  * - Emit Existing Responses: `backfill` collects the newest existing responses over as many
  *   polls as needed, then each form's cursor starts at the oldest chosen one (`floor`).
  *
@@ -92,6 +93,8 @@ export interface FormCursor {
 	unlistedSinceMs?: number;
 	/** Polls in a row whose read of this form failed while the others went on. */
 	failedPolls?: number;
+	/** The value of `failedPolls` when the failures were last reported as an error of the workflow. */
+	failureReportedAt?: number;
 }
 
 /** A read cut short: where to go on, and what must be found there (see Continuity). */
@@ -259,6 +262,7 @@ function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCurs
 	if (isFiniteNumber(raw.readAtRev)) cursor.readAtRev = raw.readAtRev;
 	if (isFiniteNumber(raw.unlistedSinceMs)) cursor.unlistedSinceMs = raw.unlistedSinceMs;
 	if (isCount(raw.failedPolls)) cursor.failedPolls = raw.failedPolls;
+	if (isCount(raw.failureReportedAt)) cursor.failureReportedAt = raw.failureReportedAt;
 	return { repaired: cursor, problem: problems.length ? problems.join('; ') : undefined };
 }
 
