@@ -7,6 +7,7 @@ import { getFormId } from '../FormsWtf/helpers/parameters';
 import { apiRequest, serviceTimeMs } from '../FormsWtf/transport';
 import { asNodeError, errorForMalformedBody, isDeadlineError, isTransientError } from '../FormsWtf/transport/errors';
 import { Continuity, getResponsesPage, iterateResponses, MAX_PAGE_SIZE } from '../FormsWtf/transport/paging';
+import { FORM_LIST } from '../FormsWtf/transport/shapes';
 import type { Anchor, ResponsesQuery } from '../FormsWtf/transport/paging';
 import type { FormResponse } from '../FormsWtf/transport/types';
 import type { CursorOptions, HandledVersion, ReadOfForm, UpdatedResponses } from './cursor';
@@ -207,6 +208,7 @@ async function listWatchedForms(
 	const { body, headers } = await (apiRequest<unknown>).call(context, {
 		path: ['forms'],
 		deadlineMs: allowance?.deadline,
+		expect: FORM_LIST,
 	});
 	const forms = parseListing(body);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.

@@ -8,7 +8,7 @@ export const API_KEY = 'fwtf_unit_test_secret_key_0123456789';
 
 /** Retries with millisecond waits, so that tests of retry logic stay quick. */
 export function useFastRetries(): void {
-	beforeEach(() => Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 3_000 }));
+	beforeEach(() => Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 3_000, minDelayMs: 1 }));
 	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
 }
 

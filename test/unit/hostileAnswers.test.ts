@@ -5,12 +5,13 @@
  * of requests is bounded, no wait is shorter than the floor, no form of the API key is in any
  * field of the error, and the message says what happened.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import nock from 'nock';
 
 import { apiRequest, buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/transport';
 import { describeBody, secretForms } from '../../nodes/FormsWtf/transport/errors';
 import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { searchForms } from '../../nodes/FormsWtf/methods/listSearch';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY } from './fixtures';
 import { api, BASE_URL, ORIGIN, isolateNetwork } from './nockApi';
@@ -207,6 +208,25 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 		const result = await run(GET_FORM);
 		expect(result.error?.message).toBe(UNREADABLE);
 		expect(result.error?.description).toContain('got an empty answer');
+	});
+
+	it.each([
+		[{ error: 'maintenance' }, 'got { "error": "maintenance" }'],
+		[{ responses: null, hasMore: false }, 'got { "responses": null, "hasMore": false }'],
+		[{ responses: [{ walletAddress: '0x' }], hasMore: false }, 'got { "responses": [ 1 value ], "hasMore": false }'],
+		[{ responses: [] }, 'got { "responses": [] }'],
+		[[], 'got an empty array ([])'],
+	] as const)('Get Responses, page %j', async (body, got) => {
+		nock(ORIGIN).get('/api/v1/forms/f1/responses').query(true).reply(200, JSON.stringify(body), { 'Content-Type': 'application/json' });
+		const result = await run({ resource: 'response', operation: 'getAll', formId: formById('f1') });
+		expect(result.error?.message).toBe(UNREADABLE);
+		expect(result.error?.description).toContain(got);
+	});
+
+	it('the form picker: a list of forms of the wrong shape says what came back, not a TypeError', async () => {
+		const client = scriptedClient([{ status: 200, body: 'null' }], { apiKey: API_KEY });
+		await expect(searchForms.call(client.context as unknown as ILoadOptionsFunctions)).rejects.toThrow(UNREADABLE);
+		expect(client.sent).toHaveLength(1);
 	});
 
 	it('Get Responses: a null body', async () => {

@@ -66,7 +66,7 @@ export const timeoutOption: INodeProperties = {
 	displayName: 'Timeout',
 	name: 'timeout',
 	type: 'number',
-	typeOptions: { minValue: 1 },
+	typeOptions: { minValue: 1, maxValue: 2147483647 },
 	default: 30000,
 	description:
 		'Time in ms to wait for Forms.wtf to start answering, and at most between two parts of an answer, before the request is tried again (3 retries)',

@@ -1,12 +1,13 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { apiRequest } from '../transport';
+import { FORM_LIST } from '../transport/shapes';
 import type { FormSummary } from '../transport/types';
 
 /** "From List" of the form picker: the account's forms, filtered by title, slug or id. */
 export async function searchForms(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'] });
-	const forms = Array.isArray(body.forms) ? body.forms : [];
+	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], expect: FORM_LIST });
+	const { forms } = body;
 	const needle = (filter ?? '').trim().toLowerCase();
 	const results = forms
 		.filter(

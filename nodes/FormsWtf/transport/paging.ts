@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FormsWtfContext } from './index';
 import { apiRequest, serviceTimeMs } from './index';
-import { errorForMalformedBody, errorForPaging } from './errors';
+import { errorForPaging } from './errors';
+import { readCount, readFlag, RESPONSES_PAGE } from './shapes';
 import type { FormResponse } from './types';
 
 /** The largest page the API serves. Return All and large Limits read pages of this size. */
@@ -50,40 +51,14 @@ export async function getResponsesPage(this: FormsWtfContext, request: PageReque
 		signal: request.signal,
 		timeoutMs: request.timeoutMs,
 		deadlineMs: request.deadlineMs,
+		expect: RESPONSES_PAGE,
 	});
-	const page = readResponsesPage(body, request.offset);
-	if (!page) throw errorForMalformedBody(this.getNode(), 'a page of responses ({ responses, total, hasMore })', request);
-	return { ...page, serviceTimeMs: serviceTimeMs(headers) };
-}
-
-/**
- * A page as the contract describes it, or undefined when the body cannot be one. Every
- * response must be an object with an id (paging and the trigger tell responses apart by it);
- * its other fields pass through as they are. `total` is optional: without it, `hasMore` is
- * what the walk follows.
- */
-function readResponsesPage(body: unknown, offset: number): Omit<FetchedPage, 'serviceTimeMs'> | undefined {
-	if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-	const { responses, total, hasMore } = body as IDataObject;
-	if (!Array.isArray(responses)) return undefined;
-	for (const response of responses as unknown[]) {
-		if (!response || typeof response !== 'object' || Array.isArray(response)) return undefined;
-		const id = (response as IDataObject).id;
-		if (typeof id !== 'string' || id === '') return undefined;
-	}
-	const reportedTotal = readCount(total);
-	let more: boolean;
-	if (hasMore === true || hasMore === 'true') more = true;
-	else if (hasMore === false || hasMore === 'false') more = false;
+	const page = body as IDataObject;
+	const responses = page.responses as FormResponse[];
+	const total = readCount(page.total);
 	// Without hasMore, the count says whether the page is the last one.
-	else if (reportedTotal !== undefined) more = offset + responses.length < reportedTotal;
-	else return undefined;
-	return { responses: responses as FormResponse[], total: reportedTotal, hasMore: more };
-}
-
-function readCount(value: unknown): number | undefined {
-	const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
-	return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? count : undefined;
+	const hasMore = readFlag(page.hasMore) ?? request.offset + responses.length < (total as number);
+	return { responses, total, hasMore, serviceTimeMs: serviceTimeMs(headers) };
 }
 
 export interface PagingOptions {

@@ -3,9 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
 import { getFormId, getTimeoutMs } from '../../helpers/parameters';
-import type { ExpectedBody } from '../../transport';
 import { apiRequest } from '../../transport';
-import { isObject } from '../../transport/errors';
+import { FORM_DETAIL } from '../../transport/shapes';
 import type { FormDetail } from '../../transport/types';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
@@ -26,8 +25,3 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return [{ json: body, pairedItem: { item: itemIndex } }];
 }
 
-/** A form: an object with its id. Its other fields pass through as the API sends them. */
-export const FORM_DETAIL: ExpectedBody = {
-	what: 'a form, { "id": …, "title": …, "questions": [ … ] }',
-	accepts: (body) => isObject(body) && (typeof body.id === 'string' ? body.id !== '' : typeof body.id === 'number'),
-};

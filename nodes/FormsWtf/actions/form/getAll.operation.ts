@@ -3,9 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { timeoutOnlyOptions } from '../../descriptions/common';
 import { getTimeoutMs } from '../../helpers/parameters';
-import type { ExpectedBody } from '../../transport';
 import { apiRequest } from '../../transport';
-import { isObject } from '../../transport/errors';
+import { FORM_LIST } from '../../transport/shapes';
 import type { FormSummary } from '../../transport/types';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
@@ -24,8 +23,3 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return body.forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
 }
 
-/** `{ "forms": [ … ] }` with an object for each form: anything else is not a list of forms. */
-export const FORM_LIST: ExpectedBody = {
-	what: '{ "forms": [ … ] }, a list of forms',
-	accepts: (body) => isObject(body) && Array.isArray(body.forms) && body.forms.every(isObject),
-};
