@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-import type { FaultKind, GarbleKind, ResponseOrder, RetryAfter, SinceMode } from '../sim/server';
+import type { FaultKind, GarbleKind, ResponseOrder, RetryAfter, SinceMode, WrongShape } from '../sim/server';
 
 export type Budget = 'default' | '36s' | '3s' | 'tiny';
 
@@ -117,6 +117,10 @@ const fault: fc.Arbitrary<FaultKind> = fc.oneof(
 	fc.record({ kind: fc.constant('rateLimit' as const), retryAfter }),
 	fc.record({ kind: fc.constant('serverError' as const), status: fc.constantFrom<500 | 502 | 503>(500, 502, 503) }),
 	fc.constant({ kind: 'drop' as const }),
+	fc.record({
+		kind: fc.constant('wrongShape' as const),
+		body: fc.constantFrom<WrongShape>('errorObject', 'null', 'html', 'responseWithoutId'),
+	}),
 );
 
 export const step: fc.Arbitrary<Step> = fc.oneof(
@@ -219,6 +223,7 @@ function formatRetryAfter(r: RetryAfter): string {
 function formatFault(f: FaultKind): string {
 	if (f.kind === 'rateLimit') return `429 (${formatRetryAfter(f.retryAfter)})`;
 	if (f.kind === 'serverError') return String(f.status);
+	if (f.kind === 'wrongShape') return `200 of the wrong shape (${f.body})`;
 	return 'ECONNRESET';
 }
 

@@ -33,7 +33,11 @@ export type RetryAfter = { kind: 'absent' } | { kind: 'zero' } | { kind: 'pastDa
 export type FaultKind =
 	| { kind: 'rateLimit'; retryAfter: RetryAfter }
 	| { kind: 'serverError'; status: 500 | 502 | 503 }
-	| { kind: 'drop' };
+	| { kind: 'drop' }
+	/** A 200 that is not what the endpoint promises (a proxy's page, an error object, a response without id). */
+	| { kind: 'wrongShape'; body: WrongShape };
+
+export type WrongShape = 'errorObject' | 'null' | 'html' | 'responseWithoutId';
 
 export interface Fault {
 	fault: FaultKind;
@@ -299,6 +303,13 @@ export class SimServer {
 				record.status = 'ECONNRESET';
 				throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 			}
+			if (fault.fault.kind === 'wrongShape') {
+				const shape = fault.fault.body;
+				if (shape === 'html') return this.reply(atMs, 200, '<html><body>Service Unavailable</body></html>', {}, true);
+				if (shape === 'null') return this.reply(atMs, 200, null);
+				if (shape === 'errorObject') return this.reply(atMs, 200, { error: 'maintenance' });
+				return this.reply(atMs, 200, { responses: [{ walletAddress: '0xab', submittedAt: new Date(atMs).toISOString() }], hasMore: false, total: 1 });
+			}
 			if (fault.fault.kind === 'serverError') {
 				record.status = fault.fault.status;
 				return this.reply(atMs, fault.fault.status, { error: 'Internal server error' });
@@ -384,7 +395,7 @@ export class SimServer {
 		return body;
 	}
 
-	private reply(atMs: number, statusCode: number, json: unknown, headers: IDataObject = {}): unknown {
+	private reply(atMs: number, statusCode: number, json: unknown, headers: IDataObject = {}, asText = false): unknown {
 		return {
 			statusCode,
 			headers: {
@@ -393,7 +404,7 @@ export class SimServer {
 				date: new Date(Math.floor(atMs / 1000) * 1000).toUTCString(),
 				...headers,
 			},
-			body: Readable.from([Buffer.from(JSON.stringify(json))]),
+			body: Readable.from([Buffer.from(asText ? String(json) : JSON.stringify(json))]),
 		};
 	}
 }
