@@ -102,8 +102,14 @@ function mergeHandled(
 	return { seen, newestMs };
 }
 
+/**
+ * Forgets what the next query cannot return. A server that compares `since` by whole seconds
+ * returns the rest of that second too, so that second is kept: a response of it that comes back
+ * without a usable date is then still known.
+ */
 function pruneSeen(seen: Record<string, number>, sinceMs: number): Record<string, number> {
+	const keepFromMs = Math.floor(sinceMs / 1000) * 1000;
 	const kept: Record<string, number> = {};
-	for (const [id, atMs] of Object.entries(seen)) if (atMs >= sinceMs) kept[id] = atMs;
+	for (const [id, atMs] of Object.entries(seen)) if (atMs >= keepFromMs) kept[id] = atMs;
 	return kept;
 }

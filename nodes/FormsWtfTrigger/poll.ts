@@ -91,6 +91,8 @@ const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
  * with nothing else to emit), and how many more failed polls before it is reported again.
  */
 const FORM_FAILURES_REPORTED = 5;
+/** All Forms: reads of different forms that may fail one after the other before a poll stops reading. */
+const MAX_FAILED_READS_IN_A_ROW = 3;
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 /**
  * Fetch Test Event with All Forms asks this many forms, those the listing shows changed last:
@@ -112,17 +114,22 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
 	const scope = settings.watch === 'form' ? `form:${settings.formId}` : 'all';
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
-	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async () => {
+	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
 		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
 		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
 		const allowance = new PollAllowance(Date.now() + budgetMs * BUDGET_SHARE);
+		/** Writes the state, unless this poll ran so long that another poll took over. */
+		const commit = (next: TriggerState): boolean => {
+			if (!stillCurrent()) return false;
+			writeState(staticData, next);
+			return true;
+		};
 		try {
 			const listing = await listWatchedForms(context, settings, allowance);
 			if (!state) {
 				const { items, next } = await activate(context, settings, scope, listing, allowance);
-				writeState(staticData, next);
-				return items.length ? [items] : null;
+				return commit(next) && items.length ? [items] : null;
 			}
 			if (restartAtNow.length) {
 				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
@@ -137,16 +144,15 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 				// has nothing else to emit: the other forms' responses are never held back for it.
 				const cursor = next.forms[failingForm.formId];
 				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
-				writeState(staticData, next);
-				throw failingForm.error;
+				if (commit(next)) throw failingForm.error;
+				return null;
 			}
-			writeState(staticData, next);
-			return items.length ? [items] : null;
+			return commit(next) && items.length ? [items] : null;
 		} catch (error) {
 			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
 			// The cursors stay as n8n stored them: the next poll reads the same window again.
 			const failures = (state.failures ?? 0) + 1;
-			writeState(staticData, { ...state, failures });
+			if (!commit({ ...state, failures })) return null;
 			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
 			warn(context, `poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`);
 			return null;
@@ -224,14 +230,19 @@ function parseListing(body: unknown): WatchedForm[] | undefined {
 	for (const entry of list as unknown[]) {
 		if (!entry || typeof entry !== 'object') return undefined;
 		const { id, title, responseCount, updatedAt } = entry as IDataObject;
-		if (typeof id !== 'string' || id === '') return undefined;
+		// One entry the trigger cannot name is left out; it must not hold up the other forms.
+		const formId = typeof id === 'number' && Number.isFinite(id) ? String(id) : id;
+		if (typeof formId !== 'string' || formId === '') continue;
 		forms.push({
-			id,
+			id: formId,
 			title: typeof title === 'string' ? title : undefined,
 			responseCount: typeof responseCount === 'number' ? responseCount : undefined,
 			updatedAt: typeof updatedAt === 'string' ? updatedAt : undefined,
 		});
 	}
+	// Not one form with an id: this is no list of forms, and taking it as one would look like
+	// every form went away.
+	if (list.length && !forms.length) return undefined;
 	return forms;
 }
 
@@ -266,8 +277,9 @@ async function activate(
 	const windowStart: FormCursor = { since: new Date(activatedAtMs - settings.lookBackMs - 1).toISOString(), seen: {} };
 	for (const form of forms) {
 		if (form.responseCount === 0) {
-			// Nothing exists, and any response changes the count the next listing shows.
-			state.forms[form.id] = { ...windowStart, ...listedAs(form, 0, settings) };
+			// Nothing to read, and any response changes the count the next listing shows; the floor
+			// keeps existing responses out should the count have been stale.
+			state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), ...listedAs(form, 0, settings) };
 			continue;
 		}
 		state.forms[form.id] = startedAt(activatedAtMs, settings.lookBackMs);
@@ -275,9 +287,11 @@ async function activate(
 		const existing: HandledVersion[] = [];
 		const undated: string[] = [];
 		let arrived = false;
+		const windowStartMs = Date.parse(windowStart.since);
 		const read = await allowance.readForm(context, { formId: form.id, since: windowStart.since }, undefined, (page) => {
 			for (const response of page) {
 				const atMs = submittedAtMs(response);
+				if (atMs !== undefined && atMs < windowStartMs) continue;
 				if (atMs === undefined) undated.push(response.id);
 				else if (atMs <= activatedAtMs) existing.push({ id: response.id, atMs });
 				else arrived = true;
@@ -397,6 +411,15 @@ interface FormRead {
 	failure?: unknown;
 }
 
+/**
+ * All Forms: a read that did not complete counts as this poll's turn of the form all the same,
+ * so that the forms read longest ago come first and a form that never completes (a long
+ * backlog, a failure) never takes every poll's reading from the others.
+ */
+function triedAt(rev: number, settings: TriggerSettings): Partial<FormCursor> {
+	return settings.watch === 'allForms' ? { readAtRev: rev } : {};
+}
+
 /** All Forms: what the listing said about a form when its read began, and when that was. */
 function listedAs(form: WatchedForm, rev: number, settings: TriggerSettings): Partial<FormCursor> {
 	if (settings.watch !== 'allForms') return {};
@@ -426,15 +449,22 @@ async function pollOnce(
 
 	const fresh: Candidate[] = [];
 	let failingForm: FormFailure | undefined;
+	let failedInARow = 0;
 	for (const form of formsToRead(next, listing, settings)) {
-		if (!allowance.mayRead()) break;
+		// Forms failing one after the other (the service is struggling): the rest wait for the
+		// next poll rather than add to the load.
+		if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
 		// A form that appeared after activation: all of its responses are new.
 		const cursor = next.forms[form.id] ?? startedAt(state.activatedAtMs, settings.lookBackMs);
 		const handled: HandledVersion[] = [];
 		const undated: string[] = [];
+		const sinceMs = Date.parse(cursor.since);
 		const read = await allowance.readForm(context, { formId: form.id, since: cursor.since }, cursor.resume, (page) => {
 			for (const response of page) {
 				const atMs = submittedAtMs(response);
+				// Before the bound: a server that compares `since` coarsely (or not at all) returns
+				// responses the window has let go of, and that may have been emitted long ago.
+				if (atMs !== undefined && atMs < sinceMs) continue;
 				if (atMs === undefined) {
 					undated.push(response.id);
 					if (isNewUndated(cursor, response.id)) fresh.push(withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings));
@@ -453,7 +483,11 @@ async function pollOnce(
 			// One form failing never holds up the others: what it read is remembered, and it is
 			// read again from where it was on the next poll.
 			const failedPolls = (cursor.failedPolls ?? 0) + 1;
-			next.forms[form.id] = { ...rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] }), failedPolls };
+			next.forms[form.id] = {
+				...rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] }),
+				...triedAt(next.rev, settings),
+				failedPolls,
+			};
 			if (!cursor.resume) delete next.forms[form.id].resume;
 			const error = errorForFailingForm(context, form, failure, failedPolls);
 			warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on.`);
@@ -462,14 +496,17 @@ async function pollOnce(
 				failedPolls >= FORM_FAILURES_REPORTED &&
 				(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
 			if (due) failingForm ??= { formId: form.id, error };
+			// A denied or missing form costs one request; a struggling service costs retries.
+			if (isTransientError(failure)) failedInARow++;
 			continue;
 		}
+		failedInARow = 0;
 		let updated: FormCursor;
 		if (read.cut) {
-			updated = rememberHandled(cursor, readOfForm, { offset: read.end, anchors: read.anchors });
+			updated = { ...rememberHandled(cursor, readOfForm, { offset: read.end, anchors: read.anchors }), ...triedAt(next.rev, settings) };
 		} else if (!read.proven) {
 			// Responses before where the read went on were deleted or moved: read again from the start.
-			updated = rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] });
+			updated = { ...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }), ...triedAt(next.rev, settings) };
 		} else {
 			updated = { ...advanceCursor(cursor, readOfForm, settings), ...listedAs(form, next.rev, settings) };
 		}
@@ -517,7 +554,10 @@ function errorForFailingForm(
 function formsToRead(state: TriggerState, listing: Listing, settings: TriggerSettings): WatchedForm[] {
 	if (settings.watch === 'form') return listing.forms;
 	const lastRead = (form: WatchedForm) => state.forms[form.id]?.readAtRev ?? -1;
-	const byLongestUnread = (a: WatchedForm, b: WatchedForm) => lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
+	// Forms that failed last time come after the others: they never stand in the others' way.
+	const failing = (form: WatchedForm) => (state.forms[form.id]?.failedPolls ? 1 : 0);
+	const byLongestUnread = (a: WatchedForm, b: WatchedForm) =>
+		failing(a) - failing(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
 	const changed: WatchedForm[] = [];
 	const unchanged: WatchedForm[] = [];
 	for (const form of listing.forms) {

@@ -87,7 +87,7 @@ export interface FormCursor {
 	/** `responseCount` and `updatedAt` of the listing before this form's last complete read. */
 	listedCount?: number;
 	listedUpdatedAt?: string;
-	/** The poll (`rev`) of this form's last complete read. */
+	/** The poll (`rev`) of this form's last read, complete or not: the forms read longest ago come first. */
 	readAtRev?: number;
 	/** Since when (service clock, ms) the listing of forms lacks this form. */
 	unlistedSinceMs?: number;
@@ -154,19 +154,29 @@ export function readState(staticData: IDataObject, scope: string, lookBackMs: nu
 		return result;
 	}
 	const copy = JSON.parse(JSON.stringify(staticData)) as IDataObject;
-	if (!isFiniteNumber(copy.activatedAtMs)) {
-		repairs.push('the activation time was unreadable: started afresh');
-		return result;
-	}
 	if (!isPlainObject(copy.forms)) {
 		repairs.push('the forms were unreadable: started afresh');
 		return result;
+	}
+	let activatedAtMs = copy.activatedAtMs;
+	if (!isFiniteNumber(activatedAtMs)) {
+		// The cursors still say where each form stands; the earliest of them stands in for the
+		// activation (it only dates forms that appear later).
+		const starts = Object.values(copy.forms as IDataObject)
+			.map((cursor) => (isPlainObject(cursor) && typeof cursor.since === 'string' ? Date.parse(cursor.since) : NaN))
+			.filter((ms) => !Number.isNaN(ms));
+		if (!starts.length) {
+			repairs.push('the activation time was unreadable: started afresh');
+			return result;
+		}
+		activatedAtMs = Math.min(...starts);
+		repairs.push('the activation time was unreadable: taken from the earliest cursor');
 	}
 	const state: TriggerState = {
 		version: STATE_VERSION,
 		scope,
 		rev: isFiniteNumber(copy.rev) ? copy.rev : 0,
-		activatedAtMs: copy.activatedAtMs,
+		activatedAtMs,
 		forms: {},
 	};
 	if (!isFiniteNumber(copy.rev)) repairs.push('the poll count was unreadable: counted from 0');
@@ -221,10 +231,17 @@ function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCurs
 	const problems: string[] = [];
 	let cursor: FormCursor;
 
+	// Responses without a date that were emitted: whatever else is lost, these are kept.
+	const undated = Array.isArray(raw.undated) ? raw.undated.filter((id): id is string => typeof id === 'string') : [];
+	if (raw.undated !== undefined && (!Array.isArray(raw.undated) || undated.length !== raw.undated.length)) {
+		problems.push('its list of responses without a date was partly unreadable');
+	}
+
 	if (Number.isNaN(sinceMs) || !seenOk) {
 		const what = Number.isNaN(sinceMs) ? '"since" was not a date' : 'its memory of handled responses was unreadable';
 		if (newestMs === undefined) return { repaired: 'now', problem: `${what}: it goes on from now` };
 		cursor = { ...startedAt(newestMs, lookBackMs), newestMs };
+		if (undated.length) cursor.undated = undated;
 		problems.push(`${what}: it goes on after the newest response it had read`);
 	} else {
 		cursor = { since: raw.since as string, seen: raw.seen as Record<string, number> };
@@ -239,10 +256,7 @@ function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCurs
 				problems.push('its floor was unreadable');
 			}
 		}
-		if (raw.undated !== undefined) {
-			if (Array.isArray(raw.undated) && raw.undated.every((id) => typeof id === 'string')) cursor.undated = raw.undated as string[];
-			else problems.push('its list of responses without a date was unreadable');
-		}
+		if (undated.length) cursor.undated = undated;
 		if (raw.resume !== undefined) {
 			const resume = readResume(raw.resume);
 			// Without a readable resume point the read starts again at `since`: `seen` drops repeats.
@@ -348,14 +362,15 @@ const runningPolls = new Map<string, { startedAt: number }>();
 export async function unlessAlreadyPolling<T>(
 	key: string,
 	staleAfterMs: number,
-	poll: () => Promise<T>,
+	poll: (stillCurrent: () => boolean) => Promise<T>,
 ): Promise<T | undefined> {
 	const running = runningPolls.get(key);
 	if (running !== undefined && Date.now() - running.startedAt < staleAfterMs) return undefined;
 	const mine = { startedAt: Date.now() };
 	runningPolls.set(key, mine);
 	try {
-		return await poll();
+		// A poll that ran so long that another took over must neither write state nor emit.
+		return await poll(() => runningPolls.get(key) === mine);
 	} finally {
 		if (runningPolls.get(key) === mine) runningPolls.delete(key);
 	}

@@ -129,7 +129,12 @@ export function check(trace: Trace): Violation[] {
 							(others.length ? `; emitted: ${others.join('; ')}` : ''),
 					);
 				}
-			} else if (response.versions[0].atMs > at && response.versions[0].garble === undefined && !emittedIds.has(response.id)) {
+			} else if (
+				response.versions[0].atMs > at &&
+				// A version without a date shown at activation cannot be told from an existing one.
+				!response.versions.some((v) => v.garble !== undefined && v.atMs <= (activation as PollRecord).endMs) &&
+				!emittedIds.has(response.id)
+			) {
 				// Ignore: required once it was new when it first appeared (with a usable date: an undated
 				// first version that existed at activation cannot be told apart from an existing one).
 				add('P2b', `${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, after activation ${iso(at)}) was never emitted`);

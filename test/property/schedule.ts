@@ -162,9 +162,11 @@ export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
 	// Small windows more often: a loss shows when a response falls out of the window unread.
 	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
 	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
-	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive'),
+	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive', 'wholeSeconds'),
 	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
-	pageCap: fc.constantFrom(7, 1000, 50),
+	// Pages no bigger than the trigger's overlap between pages, too (2, 4). A server serving one
+	// response per page leaves no room for the continuity proof (the README's limits).
+	pageCap: fc.constantFrom(7, 1000, 50, 4, 2),
 	totalAbsent: fc.boolean(),
 	startOffsetMs: fc.integer({ min: 0, max: 999 }),
 	seeded: fc.array(fc.nat({ max: 15 }), { minLength: 4, maxLength: 4 }),

@@ -3,77 +3,8 @@
  * and driver as the fuzzer: each is one concrete story the fuzzer can also find, written down
  * so that a failure reads as the issue does.
  */
-import type { IDataObject } from 'n8n-workflow';
-
-import type { SimServer } from '../sim/server';
-import { SimServer as Server } from '../sim/server';
-import { useVirtualWaits } from '../sim/session';
-import { check, formatViolations } from './oracle';
-import type { Emitted } from './run';
-import { Driver, REQUEST_MS, VIRTUAL_EPOCH_MS } from './run';
-import type { FuzzSettings } from './schedule';
-
-const MINUTE = 60_000;
-
-function settingsWith(patch: Partial<FuzzSettings>): FuzzSettings {
-	return {
-		watch: 'form',
-		formCount: 1,
-		lookBackMinutes: 10,
-		updatedResponses: 'emit',
-		since: 'exclusive',
-		order: 'oldestFirst',
-		pageCap: 1000,
-		totalAbsent: false,
-		startOffsetMs: 300,
-		seeded: [0, 0, 0, 0],
-		seedAgoMs: 0,
-		...patch,
-	};
-}
-
-function serverFor(settings: FuzzSettings): SimServer {
-	return new Server(
-		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
-		VIRTUAL_EPOCH_MS + settings.startOffsetMs,
-		settings.formCount,
-	);
-}
-
-let undoWaits: (() => void) | undefined;
-afterEach(() => {
-	undoWaits?.();
-	undoWaits = undefined;
-});
-
-function setUp(patch: Partial<FuzzSettings>): { server: SimServer; driver: Driver } {
-	const settings = settingsWith(patch);
-	const server = serverFor(settings);
-	undoWaits = useVirtualWaits(server);
-	return { server, driver: new Driver(server, settings) };
-}
-
-/** The ids of a form's responses that exist now, in creation order. */
-function aliveIds(server: SimServer, formId = 'form0'): string[] {
-	return server.responses.filter((r) => r.formId === formId && r.deletedAtMs === undefined).map((r) => r.id);
-}
-
-function timesEmitted(emitted: Emitted[], id: string): number {
-	return emitted.filter((e) => e.id === id).length;
-}
-
-/** Plain polls on a healthy server until `quiet` in a row emit nothing. */
-async function drain(driver: Driver): Promise<void> {
-	await driver.drain();
-	const trace = { schedule: { settings: driver.settings, steps: [] }, server: driver.server, watchedFormIds: driver.watchedFormIds, polls: driver.polls, emitted: driver.emitted, finalPolls: 0 };
-	const violations = check(trace);
-	if (violations.length) throw new Error(`the oracle also objects:\n${formatViolations(violations)}`);
-}
-
-function cursorOf(driver: Driver, formId: string): IDataObject | undefined {
-	const forms = driver.session.triggerState?.forms as IDataObject | undefined;
-	return forms?.[formId] as IDataObject | undefined;
-}
+import { REQUEST_MS } from './run';
+import { aliveIds, cursorOf, drain, MINUTE, setUp, timesEmitted } from './named';
 
 describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', () => {
 	describe('1. a poll cut short, then a response it read changes place: the boundary response is still emitted', () => {

@@ -24,7 +24,8 @@ import { Readable } from 'stream';
 
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-export type SinceMode = 'exclusive' | 'inclusive';
+/** How `since` is compared: after it, at or after it, or after its whole second (a coarse server). */
+export type SinceMode = 'exclusive' | 'inclusive' | 'wholeSeconds';
 export type ResponseOrder = 'oldestFirst' | 'newestFirst';
 export type GarbleKind = 'missing' | 'null' | 'notADate';
 /** What a 429 says in Retry-After: nothing, `0`, an HTTP date in the past, or whole seconds. */
@@ -376,6 +377,7 @@ export class SimServer {
 		if (qs.since !== undefined) {
 			sinceMs = Date.parse(String(qs.since));
 			if (Number.isNaN(sinceMs)) return 'since must be an ISO date';
+			if (this.settings.since === 'wholeSeconds') sinceMs = Math.floor(sinceMs / 1000) * 1000;
 		}
 		const matched = this.responses
 			.filter((r) => r.formId === formId && this.isVisible(r))

@@ -65,12 +65,19 @@ describe('transport: paging', () => {
 		expect(result.error?.description).toContain('empty page at offset 0');
 	});
 
-	it('stops when the server ignores the offset and repeats the same page', async () => {
+	it('stops when the server ignores the offset and repeats the same page, after a few pages of repeats', async () => {
 		const same = Array.from({ length: 1000 }, (_, i) => `r${i}`);
-		api().get(ENCODED_PATH).query(true).times(2).reply(200, page(same, 5000, true));
+		let requests = 0;
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.times(100)
+			.reply(() => (requests++, [200, page(same, 5000, true)]));
 		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
 		expect(result.status).toBe('error');
 		expect(result.error?.description).toContain('offset is not advancing');
+		// The first page, then pages of repeats: a few, as arrivals between requests can cause.
+		expect(requests).toBeLessThanOrEqual(10);
 	});
 
 	it('asks for exactly Limit responses, from Offset, with Since in UTC milliseconds', async () => {

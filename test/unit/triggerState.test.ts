@@ -105,8 +105,15 @@ describe('trigger state in static data', () => {
 		}
 	});
 
+	it('an activation time that is not a number is taken from the earliest cursor, with a warning', () => {
+		const { state: repaired, repairs } = read({ ...structuredClone(state), activatedAtMs: 'soon' } as IDataObject);
+		expect(repaired?.activatedAtMs).toBe(Date.parse(state.forms.f1.since));
+		expect(repaired?.forms).toEqual(state.forms);
+		expect(repairs).toHaveLength(1);
+	});
+
 	it.each<[string, IDataObject]>([
-		['an activation time that is not a number', { activatedAtMs: 'soon' }],
+		['an activation time that is not a number, and no cursor to take it from', { activatedAtMs: 'soon', forms: { f1: 'x' } }],
 		['forms that are not an object', { forms: [] }],
 		['an unknown version', { version: 99 }],
 	])('starts afresh, with a warning, on %s', (_name, patch) => {

@@ -93,7 +93,13 @@ export interface ApiResponse<T> {
 /** GET a JSON resource of the API. */
 export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<T>> {
 	return await withKeyRedacted(this, async (secrets) => {
-		const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => await readText(body, idleMs));
+		// A body that trickles in must not hold a poll past its deadline either (as an attempt's
+		// timeout, never less than MIN_DEADLINE_TIMEOUT_MS from when the body starts).
+		const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => {
+			const { deadlineMs } = request;
+			const untilMs = deadlineMs === undefined ? undefined : Math.max(deadlineMs, Date.now() + MIN_DEADLINE_TIMEOUT_MS);
+			return await readText(body, idleMs, undefined, untilMs);
+		});
 		let parsed: unknown;
 		try {
 			parsed = JSON.parse(response.body);
@@ -461,13 +467,19 @@ function connectionErrorCode(error: unknown): string | undefined {
  * timeout ends where the answer starts, and node code may not set timers of its own, so each
  * wait is a `sleep` raced against the next chunk (and cancelled when the chunk wins).
  */
-async function* chunksWithIdleTimeout(body: ReadableBody, idleMs: number): AsyncGenerator<unknown, void, undefined> {
+async function* chunksWithIdleTimeout(
+	body: ReadableBody,
+	idleMs: number,
+	untilMs?: number,
+): AsyncGenerator<unknown, void, undefined> {
 	const chunks = body[Symbol.asyncIterator]();
 	const stalled = () =>
 		Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), { code: BODY_STALLED });
 	for (;;) {
 		const stopWaiting = new AbortController();
-		const timedOut = sleep(idleMs, stopWaiting.signal).then(
+		// Past `untilMs` (the caller's deadline) the body counts as stalled, however it trickles.
+		const waitMs = untilMs === undefined ? idleMs : Math.max(0, Math.min(idleMs, untilMs - Date.now()));
+		const timedOut = sleep(waitMs, stopWaiting.signal).then(
 			(): typeof STALLED => STALLED,
 			() => undefined,
 		);
@@ -503,13 +515,18 @@ const STALLED = Symbol('stalled');
  * of each ~800 KB page outside V8's heap until the next garbage collection. Measured on a
  * 100,000-response Return All: peak memory 63 MB instead of 180 MB, at the same speed.
  */
-async function readText(body: unknown, idleMs: number, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+async function readText(
+	body: unknown,
+	idleMs: number,
+	maxBytes = Number.POSITIVE_INFINITY,
+	untilMs?: number,
+): Promise<string> {
 	if (typeof body === 'string') return body;
 	if (!isReadable(body)) return Buffer.isBuffer(body) ? body.toString('utf8') : '';
 	const decoder = new TextDecoder();
 	let text = '';
 	let size = 0;
-	for await (const chunk of chunksWithIdleTimeout(body, idleMs)) {
+	for await (const chunk of chunksWithIdleTimeout(body, idleMs, untilMs)) {
 		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
 		if (size < maxBytes) text += decoder.decode(bytes, { stream: true });
 		size += bytes.length;

@@ -132,6 +132,7 @@ export class Continuity {
 	crossBoundary(): void {
 		if (!this.pending && this.lastRead.length) this.pending = this.lastRead;
 	}
+
 }
 
 function toAnchor(response: FormResponse): Anchor {
@@ -235,7 +236,11 @@ export async function* iterateResponses(
 	let pagesRead = 0;
 	/** The largest `total` reported so far; undefined while the API reports none. */
 	let largestTotal: number | undefined;
+	let firstTotal: number | undefined;
 	let pagesOfRepeats = 0;
+	/** How many responses the last page used held, and how far before its end the next page starts. */
+	let lastLength = MAX_PAGE_SIZE;
+	let back = 0;
 	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
 	let endOfLastPage = options.startOffset ?? 0;
 	let lastIdRead: string | undefined;
@@ -250,11 +255,12 @@ export async function* iterateResponses(
 	};
 	/** The next page in order: with a continuity proof, a little before the end of the last one. */
 	const requestNext = (): void => {
-		let back = 0;
+		back = 0;
 		if (continuity) {
-			// A page must hold more than the overlap to move on; a server serving one response
-			// per page leaves no room for the proof.
-			back = Math.max(0, Math.min(continuity.overlap, pageStep - 1, endOfLastPage));
+			// The next page starts inside the last one, which must hold more than the overlap. After
+			// a page of one response there is no room for a proof: such a boundary is taken on
+			// trust (the README's limits), since refusing it would never let the walk end.
+			back = Math.max(0, Math.min(continuity.overlap, lastLength - 1, endOfLastPage));
 			if (back > 0) continuity.crossBoundary();
 		}
 		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));
@@ -277,6 +283,7 @@ export async function* iterateResponses(
 			continuity?.observe(page.responses);
 			const totalGrew = page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
 			if (page.total !== undefined) largestTotal = Math.max(largestTotal ?? 0, page.total);
+			firstTotal ??= page.total;
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
@@ -296,11 +303,15 @@ export async function* iterateResponses(
 					query,
 				);
 			}
-			// Only repeats: fine when responses arrived since the last page (they pushed the ones
-			// read to later offsets), a server ignoring the offset when it goes on. Without a
-			// count to show arrivals, a few such pages in a row are allowed.
+			// Only repeats: fine while responses that arrived during the walk push the ones read to
+			// later offsets (as many pages as the count grew by, and a few more: a page that starts
+			// inside the last one can hold only what was read), a server ignoring the offset when
+			// it goes on.
 			pagesOfRepeats = fresh.length === 0 ? pagesOfRepeats + 1 : 0;
-			if (pagesOfRepeats > 0 && !totalGrew && (largestTotal !== undefined || pagesOfRepeats > MAX_PAGES_OF_REPEATS)) {
+			const advance = Math.max(1, page.responses.length - back);
+			const arrived = largestTotal !== undefined && firstTotal !== undefined ? largestTotal - firstTotal : 0;
+			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
+			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
 				throw errorForPaging(
 					this.getNode(),
 					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
@@ -310,7 +321,8 @@ export async function* iterateResponses(
 			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
 			// Arrivals during the walk can add pages, never an unbounded number of them. The
 			// count the API reports bounds the walk only when it reports one.
-			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
+			const stride = Math.max(1, pageStep - (continuity?.overlap ?? 0));
+			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / stride) * 2 + 10) {
 				throw errorForPaging(
 					this.getNode(),
 					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
@@ -318,7 +330,9 @@ export async function* iterateResponses(
 				);
 			}
 
-			endOfLastPage = offset + page.responses.length;
+			// A page that ends inside what was read (a server serving fewer than the overlap) moves nothing back.
+			endOfLastPage = Math.max(endOfLastPage, offset + page.responses.length);
+			lastLength = page.responses.length;
 			lastIdRead = page.responses[page.responses.length - 1].id;
 			if (!inFlight.length) {
 				if (options.shouldStop?.()) {

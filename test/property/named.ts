@@ -1,0 +1,76 @@
+/**
+ * What the named schedules share: a simulated service and the fuzzer's driver set up from a few
+ * settings, and the end of every story (drain the backlog, then the oracle's full check).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { SimServer } from '../sim/server';
+import { SimServer as Server } from '../sim/server';
+import { useVirtualWaits } from '../sim/session';
+import { check, formatViolations } from './oracle';
+import type { Emitted } from './run';
+import { Driver, REQUEST_MS, VIRTUAL_EPOCH_MS } from './run';
+import type { FuzzSettings } from './schedule';
+
+export const MINUTE = 60_000;
+
+export function settingsWith(patch: Partial<FuzzSettings>): FuzzSettings {
+	return {
+		watch: 'form',
+		formCount: 1,
+		lookBackMinutes: 10,
+		updatedResponses: 'emit',
+		since: 'exclusive',
+		order: 'oldestFirst',
+		pageCap: 1000,
+		totalAbsent: false,
+		startOffsetMs: 300,
+		seeded: [0, 0, 0, 0],
+		seedAgoMs: 0,
+		...patch,
+	};
+}
+
+export function serverFor(settings: FuzzSettings): SimServer {
+	return new Server(
+		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
+		VIRTUAL_EPOCH_MS + settings.startOffsetMs,
+		settings.formCount,
+	);
+}
+
+let undoWaits: (() => void) | undefined;
+afterEach(() => {
+	undoWaits?.();
+	undoWaits = undefined;
+});
+
+export function setUp(patch: Partial<FuzzSettings>): { server: SimServer; driver: Driver } {
+	const settings = settingsWith(patch);
+	const server = serverFor(settings);
+	undoWaits = useVirtualWaits(server);
+	return { server, driver: new Driver(server, settings) };
+}
+
+/** The ids of a form's responses that exist now, in creation order. */
+export function aliveIds(server: SimServer, formId = 'form0'): string[] {
+	return server.responses.filter((r) => r.formId === formId && r.deletedAtMs === undefined).map((r) => r.id);
+}
+
+export function timesEmitted(emitted: Emitted[], id: string): number {
+	return emitted.filter((e) => e.id === id).length;
+}
+
+/** Plain polls on a healthy server until `quiet` in a row emit nothing. */
+export async function drain(driver: Driver): Promise<void> {
+	await driver.drain();
+	const trace = { schedule: { settings: driver.settings, steps: [] }, server: driver.server, watchedFormIds: driver.watchedFormIds, polls: driver.polls, emitted: driver.emitted, finalPolls: 0 };
+	const violations = check(trace);
+	if (violations.length) throw new Error(`the oracle also objects:\n${formatViolations(violations)}`);
+}
+
+export function cursorOf(driver: Driver, formId: string): IDataObject | undefined {
+	const forms = driver.session.triggerState?.forms as IDataObject | undefined;
+	return forms?.[formId] as IDataObject | undefined;
+}
+
