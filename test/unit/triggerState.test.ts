@@ -113,6 +113,15 @@ describe('trigger state in static data', () => {
 	});
 
 	it.each<[string, IDataObject]>([
+		['memory of handled responses unreadable', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' }, newestMs: 5_000_000, undated: ['u1'] }],
+		['a list of undated responses partly unreadable', { since: '2026-01-01T00:00:00.000Z', seen: {}, undated: ['u1', 42] }],
+	])('keeps the readable responses without a date when %s: they are not emitted again', (_name, cursor) => {
+		const { state: repaired, repairs } = read({ ...structuredClone(state), forms: { f1: cursor } } as IDataObject);
+		expect(repairs).toHaveLength(1);
+		expect(repaired?.forms.f1.undated).toEqual(['u1']);
+	});
+
+	it.each<[string, IDataObject]>([
 		['an activation time that is not a number, and no cursor to take it from', { activatedAtMs: 'soon', forms: { f1: 'x' } }],
 		['forms that are not an object', { forms: [] }],
 		['an unknown version', { version: 99 }],
