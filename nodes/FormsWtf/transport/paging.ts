@@ -309,7 +309,9 @@ export async function* iterateResponses(
 			// it goes on.
 			pagesOfRepeats = fresh.length === 0 ? pagesOfRepeats + 1 : 0;
 			const advance = Math.max(1, page.responses.length - back);
-			const arrived = largestTotal !== undefined && firstTotal !== undefined ? largestTotal - firstTotal : 0;
+			// Without a count, up to two pages' worth of arrivals are assumed.
+			const arrived =
+				largestTotal !== undefined && firstTotal !== undefined ? largestTotal - firstTotal : 2 * page.responses.length;
 			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
 			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
 				throw errorForPaging(
