@@ -17,7 +17,7 @@ describe('error mapping', () => {
 	it.each([
 		[400, getForm, 'Forms.wtf rejected the request as invalid', /Forms.wtf said: "bad limit"/],
 		[401, getForm, 'Forms.wtf did not accept the API key', /invalid or has been revoked.*Settings → API Keys/],
-		[403, getForm, "Your Forms.wtf plan doesn't include API access", /needs the Team plan/],
+		[403, getForm, 'Forms.wtf denied access to form "f1"', /Team plan or higher.*can no longer see this form/],
 		[404, getForm, 'Form "f1" was not found', /pick the form from the list/],
 	])('%i gives a message a user can act on', async (status, parameters, message, description) => {
 		api().get('/api/v1/forms/f1').reply(status, { error: status === 400 ? 'bad limit' : 'nope' });

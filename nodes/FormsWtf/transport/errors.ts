@@ -120,6 +120,14 @@ function describeStatus(
 					description: `Your plan does not include Merkle exports. Choose CSV or JSON as the format, or upgrade the account to the Business plan.${fromApi}`,
 				};
 			}
+			// A request about one form can be refused for that form alone (access withdrawn from a
+			// team form) as well as for the plan: the message must not claim which.
+			if (context.formId !== undefined) {
+				return {
+					message: `Forms.wtf denied access to form "${context.formId}"`,
+					description: `Either the account that owns the API key is on a plan without API access (it needs the Team plan or higher), or that account can no longer see this form, for example because it left the team that owns it.${fromApi}`,
+				};
+			}
 			return {
 				message: "Your Forms.wtf plan doesn't include API access",
 				description: `The Forms.wtf API needs the Team plan or higher. Upgrade the account that owns the API key, or use a key of an account on the Team plan.${fromApi}`,
