@@ -229,9 +229,20 @@ export class Driver {
 		while (quietPolls < quiet && polls < MAX_FINAL_POLLS) {
 			const record = await this.poll({ final: true });
 			polls++;
-			quietPolls = record.emitted.length === 0 && record.errors.length === 0 ? quietPolls + 1 : 0;
+			// A read cut short (a resume point in a form's cursor) is still under way: not quiet yet.
+			const quietNow = record.emitted.length === 0 && record.errors.length === 0 && !this.readUnderWay();
+			quietPolls = quietNow ? quietPolls + 1 : 0;
 		}
 		return polls;
+	}
+
+	/** Whether a form's cursor holds a resume point: the trigger's stored state (state.ts). */
+	private readUnderWay(): boolean {
+		const forms = this.session.triggerState?.forms;
+		if (!forms || typeof forms !== 'object') return false;
+		return Object.values(forms as Record<string, unknown>).some(
+			(cursor) => typeof cursor === 'object' && cursor !== null && 'resume' in cursor,
+		);
 	}
 }
 
