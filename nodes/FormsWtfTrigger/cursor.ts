@@ -46,18 +46,27 @@ export interface ReadOfForm {
 	undated: Iterable<string>;
 	/** Whether the read began at the start of `since` (not resumed from an earlier read). */
 	fromStart: boolean;
+	/**
+	 * The service's clock when the read began (for a resumed read, when the first of its cut
+	 * reads began), if the service sent it.
+	 */
+	startedAtMs?: number;
 }
 
 /**
  * The cursor after a complete read: the window slides to trail the newest timestamp seen, never
  * backwards, and forgets what fell out of it. The bound sits one millisecond before the window,
  * so a response in the window's first millisecond is read whether `since` is exclusive or not.
+ * Nor does it pass a window before the read began: a response that showed up while the read
+ * was under way, in a place the read had passed (its timestamp a little in the past), is then
+ * still read by the next one.
  */
 export function advanceCursor(cursor: FormCursor, read: ReadOfForm, options: CursorOptions): FormCursor {
 	const { seen, newestMs } = mergeHandled(cursor, read.handled);
 	const currentSinceMs = Date.parse(cursor.since);
-	const sinceMs =
-		newestMs === undefined ? currentSinceMs : Math.max(currentSinceMs, newestMs - options.lookBackMs - 1);
+	const trailing = newestMs === undefined ? currentSinceMs : newestMs - options.lookBackMs - 1;
+	const beforeRead = read.startedAtMs === undefined ? trailing : read.startedAtMs - options.lookBackMs - 1;
+	const sinceMs = Math.max(currentSinceMs, Math.min(trailing, beforeRead));
 	const next: FormCursor = { ...cursor, since: new Date(sinceMs).toISOString(), seen: pruneSeen(seen, sinceMs), newestMs };
 	delete next.resume;
 	// A read from the start sees every undated response the API still returns: only those stay.

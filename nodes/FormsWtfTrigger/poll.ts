@@ -303,7 +303,7 @@ async function activate(
 		if (read.failure !== undefined) continue;
 		// Cut short, or not proven whole: the form starts at the moment instead.
 		if (read.cut || !read.proven) continue;
-		const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true }, settings);
+		const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs }, settings);
 		// A form that got responses after the moment is read at the next poll, whatever its listing says.
 		state.forms[form.id] = arrived ? cursor : { ...cursor, ...listedAs(form, 0, settings) };
 	}
@@ -356,6 +356,7 @@ class PollAllowance {
 		const offset = start ? Math.max(0, start.offset - RESUME_OVERLAP) : 0;
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
+		let startedAtMs = start?.startedAtMs;
 		let endOfPage = offset;
 		// Until a page is handed over, a resumed read still stands where it was.
 		let end = start?.offset ?? 0;
@@ -372,6 +373,7 @@ class PollAllowance {
 				},
 				onPage: (page, pageOffset) => {
 					this.onPage();
+					startedAtMs ??= page.serviceTimeMs;
 					endOfPage = pageOffset + page.responses.length;
 				},
 			},
@@ -390,7 +392,14 @@ class PollAllowance {
 			this.spent = true;
 			cut = true;
 		}
-		const read: FormRead = { end, cut, proven: continuity.proven, anchors: continuity.anchors, fromStart: offset === 0 };
+		const read: FormRead = {
+			end,
+			cut,
+			proven: continuity.proven,
+			anchors: continuity.anchors,
+			fromStart: offset === 0,
+			startedAtMs,
+		};
 		if (failure !== undefined && !cut) read.failure = failure;
 		return read;
 	}
@@ -408,6 +417,8 @@ interface FormRead {
 	anchors: Anchor[];
 	/** The read began at the start of `since`, so it saw every response the API returns. */
 	fromStart: boolean;
+	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
+	startedAtMs?: number;
 	failure?: unknown;
 }
 
@@ -478,7 +489,9 @@ async function pollOnce(
 		});
 		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 		const failure = read.failure;
-		const readOfForm: ReadOfForm = { handled, undated, fromStart: read.fromStart };
+		const readOfForm: ReadOfForm = { handled, undated, fromStart: read.fromStart, startedAtMs: read.startedAtMs };
+		const goOn = (resume: ResumePoint): ResumePoint =>
+			read.startedAtMs === undefined ? resume : { ...resume, startedAtMs: read.startedAtMs };
 		if (failure !== undefined) {
 			// One form failing never holds up the others: what it read is remembered, and it is
 			// read again from where it was on the next poll.
@@ -503,10 +516,10 @@ async function pollOnce(
 		failedInARow = 0;
 		let updated: FormCursor;
 		if (read.cut) {
-			updated = { ...rememberHandled(cursor, readOfForm, { offset: read.end, anchors: read.anchors }), ...triedAt(next.rev, settings) };
+			updated = { ...rememberHandled(cursor, readOfForm, goOn({ offset: read.end, anchors: read.anchors })), ...triedAt(next.rev, settings) };
 		} else if (!read.proven) {
 			// Responses before where the read went on were deleted or moved: read again from the start.
-			updated = { ...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }), ...triedAt(next.rev, settings) };
+			updated = { ...rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] })), ...triedAt(next.rev, settings) };
 		} else {
 			updated = { ...advanceCursor(cursor, readOfForm, settings), ...listedAs(form, next.rev, settings) };
 		}

@@ -103,6 +103,8 @@ export interface ResumePoint {
 	offset: number;
 	/** The last responses read before it; empty: read again from the start of `since`. */
 	anchors: Anchor[];
+	/** The service's clock when the first of the cut reads began (see advanceCursor). */
+	startedAtMs?: number;
 }
 
 /**
@@ -299,7 +301,8 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	return { offset, anchors: read };
+	const { startedAtMs } = value as IDataObject;
+	return isFiniteNumber(startedAtMs) ? { offset, anchors: read, startedAtMs } : { offset, anchors: read };
 }
 
 function readBackfill(value: unknown): BackfillProgress | undefined {

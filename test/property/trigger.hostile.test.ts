@@ -42,6 +42,24 @@ describe('Forms.wtf Trigger against servers found hostile', () => {
 		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
+	it('a response that shows up late while a read is cut short, behind where it stopped, is still emitted', async () => {
+		const { server, driver } = setUp({ pageCap: 4, lookBackMinutes: 2 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: MINUTE });
+		server.apply({ kind: 'submit', form: 0, count: 60 });
+		// Pages of 4 that overlap by 3: the poll's 40 pages end well before the last response.
+		await driver.poll();
+		expect(driver.session.triggerState?.forms).toMatchObject({ form0: { resume: {} } });
+		// A minute late, inside the 2-minute window: its place is behind where the read stopped.
+		server.apply({ kind: 'late', form: 0, count: 1, lateByMs: MINUTE });
+		const late = server.responses[server.responses.length - 1].id;
+		// An update far later moves the newest timestamp the read will see beyond that window.
+		server.apply({ kind: 'advance', ms: 3 * MINUTE });
+		server.apply({ kind: 'update', form: 0, pick: 0 });
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, late)).toBe(1);
+	});
+
 	it('a since compared by whole seconds never brings back what the window let go of', async () => {
 		const { server, driver } = setUp({ since: 'wholeSeconds', lookBackMinutes: 0, startOffsetMs: 0 });
 		expect((await driver.poll()).errors).toEqual([]);

@@ -32,6 +32,13 @@ describe('trigger cursor', () => {
 		expect(next.newestMs).toBe(T0 + 200_000);
 	});
 
+	it('does not slide past the window before the read began: what showed up during a long read is read again', () => {
+		const cursor: FormCursor = { since: new Date(T0).toISOString(), seen: {} };
+		// The read began at T0 + 100 s and read a response updated at T0 + 300 s.
+		const read = { ...readOf([{ id: 'a', atMs: T0 + 300_000 }]), startedAtMs: T0 + 100_000 };
+		expect(advanceCursor(cursor, read, options).since).toBe(new Date(T0 + 100_000 - 60_000 - 1).toISOString());
+	});
+
 	it('never moves since backwards, and keeps entries at the bound (inclusive since)', () => {
 		const cursor: FormCursor = { since: new Date(T0).toISOString(), seen: {}, newestMs: T0 + 30_000 };
 		const next = advanceCursor(cursor, readOf([{ id: 'a', atMs: T0 }]), options);

@@ -229,6 +229,8 @@ describe('Forms.wtf Trigger', () => {
 		const start = Date.now();
 		for (let hour = 1; hour <= 5; hour++) {
 			const at = (offset: number) => new Date(start + hour * 3_600_000 + offset).toISOString();
+			// The service's clock an hour on, just after the batch (a window never passes the clock).
+			await harness.control.updateSettings({ clockOffsetMs: hour * 3_600_000 + 200_000 });
 			await harness.control.submitResponses(
 				formId,
 				Array.from({ length: 200 }, (_, i) => ({ submittedAt: at(i * 1000) })),
