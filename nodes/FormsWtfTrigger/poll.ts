@@ -211,25 +211,22 @@ async function listWatchedForms(
 	allowance?: PollAllowance,
 ): Promise<Listing> {
 	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
-	const { body, headers } = await (apiRequest<unknown>).call(context, {
+	// FORM_LIST checks the shape where the answer arrives: a list of objects.
+	const { body, headers } = await (apiRequest<{ forms: IDataObject[] }>).call(context, {
 		path: ['forms'],
 		deadlineMs: allowance?.deadline,
 		expect: FORM_LIST,
 	});
-	const forms = parseListing(body);
+	const forms = watchedForms(body.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms) throw errorForMalformedBody(context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
 	return { forms, serviceNowMs: serviceTimeMs(headers) };
 }
 
-/** The forms of a `{ "forms": [...] }` listing, or undefined when the body is anything else. */
-function parseListing(body: unknown): WatchedForm[] | undefined {
-	const list = body && typeof body === 'object' ? (body as { forms?: unknown }).forms : undefined;
-	if (!Array.isArray(list)) return undefined;
+/** The forms of a listing the trigger can watch, or undefined when not one of them has an id. */
+function watchedForms(list: IDataObject[]): WatchedForm[] | undefined {
 	const forms: WatchedForm[] = [];
-	for (const entry of list as unknown[]) {
-		if (!entry || typeof entry !== 'object') return undefined;
-		const { id, title, responseCount, updatedAt } = entry as IDataObject;
+	for (const { id, title, responseCount, updatedAt } of list) {
 		// One entry the trigger cannot name is left out; it must not hold up the other forms.
 		const formId = typeof id === 'number' && Number.isFinite(id) ? String(id) : id;
 		if (typeof formId !== 'string' || formId === '') continue;
