@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { formatResponse, getOutputMode } from '../FormsWtf/helpers/output';
 import type { OutputMode } from '../FormsWtf/helpers/output';
-import { getFormId } from '../FormsWtf/helpers/parameters';
-import { apiRequest, serviceTimeMs } from '../FormsWtf/transport';
+import { getFormId, toApiTimestamp } from '../FormsWtf/helpers/parameters';
+import { apiRequest, isSinglePathSegment, serviceTimeMs } from '../FormsWtf/transport';
 import { asNodeError, errorForMalformedBody, isDeadlineError, isTransientError } from '../FormsWtf/transport/errors';
 import { Continuity, getResponsesPage, iterateResponses, MAX_PAGE_SIZE } from '../FormsWtf/transport/paging';
 import { FORM_LIST } from '../FormsWtf/transport/shapes';
@@ -22,19 +22,33 @@ import {
 import type { FormCursor, ResumePoint, TriggerState } from './state';
 import { LAST_ID, readState, startedAt, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
 
+type Watch = 'form' | 'selectedForms' | 'allForms';
+
+/** What the first poll after activation emits besides the responses that arrive later. */
+type OnActivation =
+	| { emit: 'newOnly' }
+	/** The newest `count` responses that exist at activation. */
+	| { emit: 'newest'; count: number }
+	/** Every response submitted at or after `sinceMs`. */
+	| { emit: 'since'; sinceMs: number };
+
 interface TriggerSettings extends CursorOptions {
-	watch: 'form' | 'allForms';
+	watch: Watch;
 	formId?: string;
+	/** Selected Forms: the forms picked, without repeats. */
+	formIds?: string[];
 	outputMode: OutputMode;
-	backfill: number;
+	onActivation: OnActivation;
 }
 
-/** A watched form; with All Forms, also what the listing says about it. */
+/** A watched form; with several forms, also what the listing says about it. */
 interface WatchedForm {
 	id: string;
 	title?: string;
 	responseCount?: number;
 	updatedAt?: string;
+	/** Selected Forms: a selected form the listing lacks. It is read all the same. */
+	unlisted?: boolean;
 }
 
 interface Listing {
@@ -80,6 +94,12 @@ export const MAX_SWEEP_READS = 10;
  * account or a large Emit Existing Responses is read over several polls, never skipped.
  */
 export const MAX_PAGES_PER_POLL = 40;
+/**
+ * Responses one poll emits before it stops asking for further pages (the pages already asked
+ * for, at most two, are emitted whole): a large backlog, such as every response since a date, reaches the workflow
+ * in executions of a bounded size, one per poll, oldest first per form.
+ */
+export const MAX_ITEMS_PER_POLL = 2000;
 /** How far before the end of the last page the next page of a trigger's read starts (see Continuity). */
 export const PAGE_OVERLAP = 3;
 /** How far before where a cut read stopped the next poll resumes: room for deletions in between. */
@@ -91,7 +111,12 @@ const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
  * with nothing else to emit), and how many more failed polls before it is reported again.
  */
 const FORM_FAILURES_REPORTED = 5;
-/** All Forms: reads of different forms that may fail one after the other before a poll stops reading. */
+/**
+ * Selected Forms: a selected form that the listing lacks and the API does not find is gone for
+ * good; it is reported on the first poll with nothing else to emit.
+ */
+const GONE_FORM_FAILURES_REPORTED = 1;
+/** Several forms: reads of different forms that may fail one after the other before a poll stops reading. */
 const MAX_FAILED_READS_IN_A_ROW = 3;
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 /**
@@ -112,7 +137,7 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 	if (context.getMode() === 'manual') return await sampleNewest(context, settings);
 
 	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
-	const scope = settings.watch === 'form' ? `form:${settings.formId}` : 'all';
+	const scope = scopeOf(settings);
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
 	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
@@ -131,6 +156,7 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 				const { items, next } = await activate(context, settings, scope, listing, allowance);
 				return commit(next) && items.length ? [items] : null;
 			}
+			if (settings.watch === 'selectedForms') await followSelection(context, settings, state, listing, restartAtNow, allowance);
 			if (restartAtNow.length) {
 				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
 				// The Date header has whole seconds: the end of that second is after every response
@@ -178,25 +204,118 @@ function contextOfThisPoll(context: IPollFunctions): IPollFunctions {
 	return Object.create(context) as IPollFunctions;
 }
 
+/**
+ * Selected Forms: a form taken out of the selection is forgotten; a form added to it starts
+ * now, as at an activation (see startWatching).
+ */
+async function followSelection(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	state: TriggerState,
+	listing: Listing,
+	restartAtNow: string[],
+	allowance: PollAllowance,
+): Promise<void> {
+	const selected = new Set(settings.formIds);
+	for (const formId of Object.keys(state.forms)) if (!selected.has(formId)) delete state.forms[formId];
+	const added = listing.forms.filter((form) => !state.forms[form.id] && !restartAtNow.includes(form.id));
+	if (!added.length) return;
+	const nowMs = listing.serviceNowMs ?? (await serviceClock(context, added[0].id, allowance));
+	for (const form of added) state.forms[form.id] = await startWatching(context, settings, form, nowMs, state.rev, allowance);
+}
+
+/** What is watched: a stored state of another scope is not this trigger's, and it starts afresh. */
+function scopeOf(settings: TriggerSettings): string {
+	if (settings.watch === 'form') return `form:${settings.formId}`;
+	return settings.watch === 'selectedForms' ? 'selected' : 'all';
+}
+
+/** With Selected Forms or All Forms: several forms, each item naming its form. */
+function watchesSeveral(settings: TriggerSettings): boolean {
+	return settings.watch !== 'form';
+}
+
 function readSettings(context: IPollFunctions): TriggerSettings {
-	const watch = context.getNodeParameter('watch', 'form') === 'allForms' ? 'allForms' : 'form';
+	const node = context.getNode();
+	const watchParameter = context.getNodeParameter('watch', 'form');
+	const watch: Watch = watchParameter === 'allForms' || watchParameter === 'selectedForms' ? watchParameter : 'form';
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const lookBackMinutes = Number(options.lookBackMinutes ?? 10);
-	const backfill = Number(options.backfill ?? 0);
 	if (!Number.isFinite(lookBackMinutes) || lookBackMinutes < 0) {
-		throw new NodeOperationError(context.getNode(), '"Look-Back Window" must be 0 minutes or more');
+		throw new NodeOperationError(node, '"Look-Back Window" must be 0 minutes or more');
 	}
-	if (!Number.isInteger(backfill) || backfill < 0) {
-		throw new NodeOperationError(context.getNode(), '"Existing Responses to Emit" must be a whole number, 0 or more');
+	let updatedResponses: UpdatedResponses;
+	let onActivation: OnActivation;
+	if (node.typeVersion >= 2) {
+		updatedResponses = context.getNodeParameter('event', 'newOrUpdatedResponse') === 'newResponse' ? 'ignore' : 'emit';
+		onActivation = readOnActivation(context);
+	} else {
+		// Version 1 keeps both in its options.
+		updatedResponses = options.updatedResponses === 'ignore' ? 'ignore' : 'emit';
+		const backfill = Number(options.backfill ?? 0);
+		if (!Number.isInteger(backfill) || backfill < 0) {
+			throw new NodeOperationError(node, '"Existing Responses to Emit" must be a whole number, 0 or more');
+		}
+		onActivation = backfill > 0 ? { emit: 'newest', count: backfill } : { emit: 'newOnly' };
 	}
 	return {
 		watch,
 		formId: watch === 'form' ? getFormId.call(context) : undefined,
+		formIds: watch === 'selectedForms' ? getSelectedFormIds(context) : undefined,
 		outputMode: getOutputMode.call(context),
 		lookBackMs: lookBackMinutes * 60_000,
-		updatedResponses: (options.updatedResponses === 'ignore' ? 'ignore' : 'emit') as UpdatedResponses,
-		backfill,
+		updatedResponses,
+		onActivation,
 	};
+}
+
+function readOnActivation(context: IPollFunctions): OnActivation {
+	const node = context.getNode();
+	const choice = context.getNodeParameter('onActivation', 'newOnly');
+	if (choice === 'newest') {
+		const count = Number(context.getNodeParameter('existingCount', 10));
+		if (!Number.isInteger(count) || count < 1) {
+			throw new NodeOperationError(node, '"Number of Existing Responses" must be a whole number, 1 or more');
+		}
+		return { emit: 'newest', count };
+	}
+	if (choice === 'since') {
+		const value: unknown = context.getNodeParameter('submittedSince', '');
+		if (value === '' || value === null || value === undefined) {
+			throw new NodeOperationError(node, 'No date in "Submitted Since"', {
+				description: 'Pick the date from which existing responses are emitted, or choose another "On Activation, Emit".',
+			});
+		}
+		return { emit: 'since', sinceMs: Date.parse(toApiTimestamp.call(context, value, 'Submitted Since')) };
+	}
+	return { emit: 'newOnly' };
+}
+
+/**
+ * Selected Forms: the forms picked, from the list or by an expression (a list of IDs, or IDs
+ * separated by commas).
+ */
+function getSelectedFormIds(context: IPollFunctions): string[] {
+	const node = context.getNode();
+	const value: unknown = context.getNodeParameter('formIds', []);
+	const entries: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+	const formIds: string[] = [];
+	for (const entry of entries) {
+		const formId = typeof entry === 'string' || typeof entry === 'number' ? String(entry).trim() : '';
+		if (formId === '') continue;
+		if (!isSinglePathSegment(formId)) {
+			throw new NodeOperationError(node, `"${formId}" is not a form ID`, {
+				description: '"." and ".." cannot be form IDs. Pick the forms from the list, or copy their IDs again.',
+			});
+		}
+		if (!formIds.includes(formId)) formIds.push(formId);
+	}
+	if (!formIds.length) {
+		throw new NodeOperationError(node, 'No forms selected', {
+			description: 'Pick the forms to watch in "Form Names or IDs", or choose "All Forms".',
+		});
+	}
+	return formIds;
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {
@@ -220,7 +339,13 @@ async function listWatchedForms(
 	const forms = watchedForms(body.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms) throw errorForMalformedBody(context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
-	return { forms, serviceNowMs: serviceTimeMs(headers) };
+	const serviceNowMs = serviceTimeMs(headers);
+	if (settings.watch === 'allForms') return { forms, serviceNowMs };
+	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
+	// since a listing may leave out a form that is still there.
+	const listed = new Map(forms.map((form) => [form.id, form]));
+	const selected = (settings.formIds ?? []).map((id): WatchedForm => listed.get(id) ?? { id, unlisted: true });
+	return { forms: selected, serviceNowMs };
 }
 
 /** The forms of a listing the trigger can watch, or undefined when not one of them has an id. */
@@ -265,46 +390,71 @@ async function activate(
 	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
-	if (settings.backfill > 0) {
-		for (const form of forms) state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), backfillOffset: 0 };
-		state.backfill = { limit: settings.backfill, forms: forms.map((form) => form.id), window: 0, newest: [] };
+	const { onActivation } = settings;
+	if (onActivation.emit !== 'newOnly') {
+		if (onActivation.emit === 'newest') {
+			for (const form of forms) state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), backfillOffset: 0 };
+			state.backfill = { limit: onActivation.count, forms: forms.map((form) => form.id), window: 0, newest: [] };
+		} else {
+			// Every response from the date on: the normal reading does it, oldest first, over as
+			// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
+			for (const form of forms) state.forms[form.id] = fromDate(onActivation.sinceMs);
+		}
 		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
 		return { items, next: { ...next, rev: 0 } };
 	}
-	const windowStart: FormCursor = { since: new Date(activatedAtMs - settings.lookBackMs - 1).toISOString(), seen: {} };
-	for (const form of forms) {
-		if (form.responseCount === 0) {
-			// Nothing to read, and any response changes the count the next listing shows; the floor
-			// keeps existing responses out should the count have been stale.
-			state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), ...listedAs(form, 0, settings) };
-			continue;
-		}
-		state.forms[form.id] = startedAt(activatedAtMs, settings.lookBackMs);
-		if (!allowance.mayRead()) continue;
-		const existing: HandledVersion[] = [];
-		const undated: string[] = [];
-		let arrived = false;
-		const windowStartMs = Date.parse(windowStart.since);
-		const read = await allowance.readForm(context, { formId: form.id, since: windowStart.since }, undefined, (page) => {
-			for (const response of page) {
-				const atMs = submittedAtMs(response);
-				if (atMs !== undefined && atMs < windowStartMs) continue;
-				if (atMs === undefined) undated.push(response.id);
-				else if (atMs <= activatedAtMs) existing.push({ id: response.id, atMs });
-				else arrived = true;
-			}
-		});
-		// One form: the user sees at once why it cannot be read. A form of several that cannot
-		// be read starts at the moment, and is read from the next poll on.
-		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
-		if (read.failure !== undefined) continue;
-		// Cut short, or not proven whole: the form starts at the moment instead.
-		if (read.cut || !read.proven) continue;
-		const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs }, settings);
-		// A form that got responses after the moment is read at the next poll, whatever its listing says.
-		state.forms[form.id] = arrived ? cursor : { ...cursor, ...listedAs(form, 0, settings) };
-	}
+	for (const form of forms) state.forms[form.id] = await startWatching(context, settings, form, activatedAtMs, 0, allowance);
 	return { items: [], next: state };
+}
+
+/**
+ * Where the trigger starts on a form, from the moment `atMs` (service clock): it reads the
+ * look-back window before it and remembers what it holds as handled, so that nothing that
+ * existed then is emitted and everything submitted later is. A form that cannot be read whole
+ * now starts at the moment itself (`startedAt`), and is read from the next poll on.
+ */
+async function startWatching(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	form: WatchedForm,
+	atMs: number,
+	rev: number,
+	allowance: PollAllowance,
+): Promise<FormCursor> {
+	const atTheMoment = startedAt(atMs, settings.lookBackMs);
+	// Nothing to read, and any response changes the count the next listing shows; the floor
+	// keeps existing responses out should the count have been stale.
+	if (form.responseCount === 0) return { ...atTheMoment, ...listedAs(form, rev, settings) };
+	if (!allowance.mayRead()) return atTheMoment;
+	const windowStart: FormCursor = { since: new Date(atMs - settings.lookBackMs - 1).toISOString(), seen: {} };
+	const windowStartMs = Date.parse(windowStart.since);
+	const existing: HandledVersion[] = [];
+	const undated: string[] = [];
+	let arrived = false;
+	const read = await allowance.readForm(context, { formId: form.id, since: windowStart.since }, undefined, (page) => {
+		for (const response of page) {
+			const responseAtMs = submittedAtMs(response);
+			if (responseAtMs !== undefined && responseAtMs < windowStartMs) continue;
+			if (responseAtMs === undefined) undated.push(response.id);
+			else if (responseAtMs <= atMs) existing.push({ id: response.id, atMs: responseAtMs });
+			else arrived = true;
+		}
+	});
+	// One form: the user sees at once why it cannot be read.
+	if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
+	// Failed, cut short, or not proven whole: the form starts at the moment instead.
+	if (read.failure !== undefined || read.cut || !read.proven) return atTheMoment;
+	const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs }, settings);
+	// A form that got responses after the moment is read at the next poll, whatever its listing says.
+	return arrived ? cursor : { ...cursor, ...listedAs(form, rev, settings) };
+}
+
+/**
+ * A cursor that emits every response submitted at or after `sinceMs`: the bound a millisecond
+ * before it (whether the API's `since` is exclusive or not), the floor keeping out that millisecond.
+ */
+function fromDate(sinceMs: number): FormCursor {
+	return { since: new Date(sinceMs - 1).toISOString(), seen: {}, floor: { atMs: sinceMs - 1, id: LAST_ID } };
 }
 
 /**
@@ -319,19 +469,30 @@ async function serviceClock(context: IPollFunctions, formId: string, allowance: 
 
 /**
  * What one poll may still read: always one page, so that a tight budget still makes progress;
- * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL. Its deadline also bounds
+ * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL and MAX_ITEMS_PER_POLL. Its deadline also bounds
  * every wait of the transport (a Retry-After longer than the budget ends the poll's reading).
  */
 class PollAllowance {
 	private pages = 0;
 	private spent = false;
+	/** Responses this poll is going to emit. */
+	private items = 0;
 
 	constructor(readonly deadline: number) {}
 
 	mayRead(): boolean {
 		if (this.pages === 0) return true;
-		return !this.spent && this.pages < MAX_PAGES_PER_POLL && Date.now() <= this.deadline;
+		return (
+			!this.spent &&
+			this.pages < MAX_PAGES_PER_POLL &&
+			this.items < MAX_ITEMS_PER_POLL &&
+			Date.now() <= this.deadline
+		);
 	}
+
+	readonly onItem = (): void => {
+		this.items++;
+	};
 
 	readonly onPage = (): void => {
 		this.pages++;
@@ -420,17 +581,17 @@ interface FormRead {
 }
 
 /**
- * All Forms: a read that did not complete counts as this poll's turn of the form all the same,
+ * Several forms: a read that did not complete counts as this poll's turn of the form all the same,
  * so that the forms read longest ago come first and a form that never completes (a long
  * backlog, a failure) never takes every poll's reading from the others.
  */
 function triedAt(rev: number, settings: TriggerSettings): Partial<FormCursor> {
-	return settings.watch === 'allForms' ? { readAtRev: rev } : {};
+	return watchesSeveral(settings) ? { readAtRev: rev } : {};
 }
 
-/** All Forms: what the listing said about a form when its read began, and when that was. */
+/** Several forms: what the listing said about a form when its read began, and when that was. */
 function listedAs(form: WatchedForm, rev: number, settings: TriggerSettings): Partial<FormCursor> {
-	if (settings.watch !== 'allForms') return {};
+	if (!watchesSeveral(settings)) return {};
 	return { listedCount: form.responseCount, listedUpdatedAt: form.updatedAt, readAtRev: rev };
 }
 
@@ -450,7 +611,7 @@ async function pollOnce(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
 	if (next.backfill) {
-		await readExisting(context, next, listing, allowance);
+		await readExisting(context, settings, next, listing, allowance);
 		if (next.backfill) return { items: [], next };
 	}
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
@@ -475,12 +636,16 @@ async function pollOnce(
 				if (atMs !== undefined && atMs < sinceMs) continue;
 				if (atMs === undefined) {
 					undated.push(response.id);
-					if (isNewUndated(cursor, response.id)) fresh.push(withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings));
+					if (isNewUndated(cursor, response.id)) {
+						fresh.push(withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings));
+						allowance.onItem();
+					}
 					continue;
 				}
 				handled.push({ id: response.id, atMs });
 				if (isNewVersion(cursor, response.id, atMs, settings)) {
 					fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
+					allowance.onItem();
 				}
 			}
 		});
@@ -499,11 +664,12 @@ async function pollOnce(
 				failedPolls,
 			};
 			if (!cursor.resume) delete next.forms[form.id].resume;
-			const error = errorForFailingForm(context, form, failure, failedPolls);
+			const error = errorForFailingForm(context, settings, form, failure, failedPolls);
 			warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on.`);
 			const reportedAt = cursor.failureReportedAt;
+			const gone = form.unlisted && httpCodeOf(failure) === '404';
 			const due =
-				failedPolls >= FORM_FAILURES_REPORTED &&
+				failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
 				(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
 			if (due) failingForm ??= { formId: form.id, error };
 			// A denied or missing form costs one request; a struggling service costs retries.
@@ -531,16 +697,22 @@ async function pollOnce(
 /** Words for a form of several that cannot be read, naming it. */
 function errorForFailingForm(
 	context: IPollFunctions,
+	settings: TriggerSettings,
 	form: WatchedForm,
 	failure: unknown,
 	failedPolls: number,
 ): NodeOperationError {
 	const name = form.title ? `"${form.title}" (${form.id})` : `"${form.id}"`;
-	const status = (failure as { httpCode?: unknown }).httpCode;
+	const status = httpCodeOf(failure);
 	const cause = failure instanceof Error ? failure.message : String(failure);
 	let message: string;
 	let description: string;
-	if (status === '404') {
+	if (status === '404' && settings.watch === 'selectedForms') {
+		message = `Selected form ${name} could not be found`;
+		description = form.unlisted
+			? 'It is not in the list of your forms either: it may have been deleted, or the ID may be wrong. Remove it from "Form Names or IDs" (or fix its ID). The trigger goes on with the other selected forms.'
+			: 'It may have been deleted since the list of forms was read. The trigger goes on with the other selected forms and tries this one again on every poll.';
+	} else if (status === '404') {
 		message = `Form ${name} could not be found`;
 		description = 'It may have been deleted since the list of forms was read. The trigger goes on with the other forms and stops trying this one once it is no longer listed.';
 	} else if (status === '403') {
@@ -556,7 +728,7 @@ function errorForFailingForm(
 }
 
 /**
- * All Forms: which forms this poll reads. A form is read when the listing shows a change
+ * Several forms: which forms this poll reads. A form is read when the listing shows a change
  * (responseCount or updatedAt differ from before its last read), when it is new or its last
  * read was cut short; forms that look unchanged are read in rotation (SWEEP_POLLS). The forms
  * unread longest come first, so a poll budget that stops early never starves a form.
@@ -585,6 +757,10 @@ function formsToRead(state: TriggerState, listing: Listing, settings: TriggerSet
 	const sweep = Math.min(MAX_SWEEP_READS, Math.ceil(listing.forms.length / SWEEP_POLLS));
 	const due = unchanged.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS).sort(byLongestUnread);
 	return [...changed.sort(byLongestUnread), ...due.slice(0, sweep)];
+}
+
+function httpCodeOf(failure: unknown): unknown {
+	return failure && typeof failure === 'object' ? (failure as { httpCode?: unknown }).httpCode : undefined;
 }
 
 /** All Forms: a form missing from the listing keeps its cursor for KEEP_UNLISTED_FORM_MS. */
@@ -618,6 +794,7 @@ function keepUnlistedForms(state: TriggerState, listing: Listing): void {
  */
 async function readExisting(
 	context: IPollFunctions,
+	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
 	allowance: PollAllowance,
@@ -642,10 +819,13 @@ async function readExisting(
 		for (const formId of [...progress.forms]) {
 			const cursor = state.forms[formId];
 			if (cursor?.backfillOffset === undefined) continue;
-			if (!listed.has(formId)) {
-				// Gone from the listing: its existing responses are left out, its new ones still count.
+			const leaveOut = () => {
 				progress.forms = progress.forms.filter((id) => id !== formId);
 				state.forms[formId] = { since: cursor.since, seen: {}, floor: { atMs: state.activatedAtMs, id: LAST_ID } };
+			};
+			if (!listed.has(formId)) {
+				// Gone from the listing: its existing responses are left out, its new ones still count.
+				leaveOut();
 				continue;
 			}
 			if (!allowance.mayRead()) break;
@@ -662,7 +842,13 @@ async function readExisting(
 				}
 				keepNewestExisting(false);
 			});
-			if (read.failure !== undefined) throw read.failure;
+			if (read.failure !== undefined) {
+				// A form that is missing or denied never holds up the others' existing responses:
+				// its own are left out, its new ones count once it can be read.
+				if (isTransientError(read.failure) || settings.watch === 'form') throw read.failure;
+				leaveOut();
+				continue;
+			}
 			const reread: FormCursor = { ...cursor, backfillOffset: read.end };
 			if (!read.cut) delete reread.backfillOffset;
 			state.forms[formId] = reread;
@@ -687,7 +873,7 @@ async function readExisting(
 }
 
 function withForm(candidate: Candidate, form: WatchedForm, settings: TriggerSettings): Candidate {
-	if (settings.watch !== 'allForms') return candidate;
+	if (!watchesSeveral(settings)) return candidate;
 	return { ...candidate, response: { ...candidate.response, formId: form.id, formTitle: form.title ?? null } };
 }
 
@@ -715,8 +901,20 @@ async function sampleNewest(
 		}
 	};
 	const larger: WatchedForm[] = [];
+	let failure: unknown;
 	for (const form of formsToSample(listing.forms)) {
-		const page = await getResponsesPage.call(context, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 });
+		const page = await getResponsesPage.call(context, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 }).then(
+			(answer) => answer,
+			(error: unknown) => {
+				// One form of several that cannot be read does not keep the others from showing one.
+				failure ??= error ?? new Error('The read failed');
+				return undefined;
+			},
+		);
+		if (!page) {
+			if (settings.watch === 'form') break;
+			continue;
+		}
 		serviceNowMs ??= page.serviceTimeMs;
 		consider(page.responses, form);
 		if (page.hasMore) larger.push(form);
@@ -732,17 +930,22 @@ async function sampleNewest(
 		// Anything newer than what was found lies in this window, and was read.
 		if (best && best.atMs >= sinceMs) break;
 	}
+	if (!best && failure !== undefined) throw asNodeError(context.getNode(), failure);
 	if (!best) {
 		throw new NodeOperationError(
 			context.getNode(),
-			settings.watch === 'form' ? 'This form has no responses yet' : 'None of your forms has any responses yet',
+			{
+				form: 'This form has no responses yet',
+				selectedForms: 'None of the selected forms has any responses yet',
+				allForms: 'None of your forms has any responses yet',
+			}[settings.watch],
 			{ description: 'Submit a response to the form, then click "Fetch Test Event" again.' },
 		);
 	}
 	return [[toItem(best, settings)]];
 }
 
-/** All Forms: the forms with responses that the listing shows changed last (see SAMPLED_FORMS). */
+/** Several forms: those with responses that the listing shows changed last (see SAMPLED_FORMS). */
 function formsToSample(forms: WatchedForm[]): WatchedForm[] {
 	const changedMs = (form: WatchedForm) => (form.updatedAt ? Date.parse(form.updatedAt) || 0 : 0);
 	return forms

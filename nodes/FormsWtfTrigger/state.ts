@@ -26,15 +26,24 @@ import type { Anchor } from '../FormsWtf/transport/paging';
  *   rotation (`readAtRev`); a form missing from a listing keeps its cursor for a while
  *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others, and is
  *   reported as an error on a poll with nothing else to emit (`failureReportedAt`).
- * - Emit Existing Responses: `backfill` collects the newest existing responses over as many
- *   polls as needed, then each form's cursor starts at the oldest chosen one (`floor`).
+ * - Selected Forms: as All Forms, for the picked forms only; a picked form the listing lacks is
+ *   read all the same (a cursor like any other).
+ * - Emit Existing Responses (the newest N): `backfill` collects the newest existing responses
+ *   over as many polls as needed, then each form's cursor starts at the oldest chosen one (`floor`).
+ * - Every response since a date: each form's cursor starts a millisecond before the date, its
+ *   `floor` there; the normal reading emits the backlog, cut and resumed over as many polls as it
+ *   needs. Nothing else is stored for it.
  *
  * Changing the shape means a new `version` and a migration in `readState`, tested on the old
  * shape: what users have stored must keep working.
  */
 export interface TriggerState {
 	version: typeof STATE_VERSION;
-	/** What is watched ("form:<id>" or "all"): another scope starts afresh. */
+	/**
+	 * What is watched ("form:<id>", "selected" or "all"): another scope starts afresh. Selected
+	 * Forms keeps one scope whatever is picked: a form added to the selection starts at the poll
+	 * that first sees it, a form taken out of it loses its cursor.
+	 */
 	scope: string;
 	/** Counts polls; All Forms uses it to know how long ago each form was read. */
 	rev: number;

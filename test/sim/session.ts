@@ -47,6 +47,7 @@ export class SimTriggerSession {
 		private readonly server: SimServer,
 		private readonly parameters: IDataObject,
 		randomSeed = 1,
+		private readonly typeVersion = 1,
 	) {
 		this.random = prng(randomSeed);
 	}
@@ -56,7 +57,7 @@ export class SimTriggerSession {
 	 * new activation from it): what the next poll would do elsewhere.
 	 */
 	fork(server: SimServer, randomSeed = 1): SimTriggerSession {
-		const fork = new SimTriggerSession(server, this.parameters, randomSeed);
+		const fork = new SimTriggerSession(server, this.parameters, randomSeed, this.typeVersion);
 		fork.storedStaticData = structuredClone(this.staticData);
 		return fork;
 	}
@@ -120,7 +121,7 @@ export class SimTriggerSession {
 	private async activeTrigger(): Promise<{ trigger: ActivePollTrigger; polled: boolean }> {
 		if (!this.activation) {
 			const { trigger } = await activatePollTrigger({
-				node: triggerNode(this.parameters),
+				node: triggerNode(this.parameters, { typeVersion: this.typeVersion }),
 				nodeTypes,
 				credentials: credentialsFor(SIM_BASE_URL, 'fwtf_sim_key'),
 				workflowId: this.workflowId,

@@ -78,13 +78,15 @@ export interface PollArgs extends Omit<RunPollArgs, 'node' | 'nodeTypes' | 'cred
 	baseUrl: string;
 	apiKey: string;
 	parameters: IDataObject;
+	/** The trigger's version (1 when absent, as workflows saved with it). */
+	typeVersion?: number;
 }
 
 export async function pollTrigger(args: PollArgs): Promise<RunPollResult> {
-	const { baseUrl, apiKey, parameters, ...rest } = args;
+	const { baseUrl, apiKey, parameters, typeVersion, ...rest } = args;
 	return await runPoll({
 		...rest,
-		node: triggerNode(parameters),
+		node: triggerNode(parameters, typeVersion ? { typeVersion } : {}),
 		nodeTypes,
 		credentials: credentialsFor(baseUrl, apiKey),
 	});

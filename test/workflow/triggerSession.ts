@@ -39,6 +39,7 @@ export class TriggerSession {
 		harness: RunningHarness,
 		private readonly parameters: IDataObject,
 		apiKey: string = harness.keys.team,
+		private readonly typeVersion = 1,
 	) {
 		this.workflowId = `wf-trigger-${process.pid}-${++sessions}`;
 		this.credential = { baseUrl: harness.baseUrl, apiKey };
@@ -68,6 +69,7 @@ export class TriggerSession {
 				baseUrl: this.credential.baseUrl,
 				apiKey: this.credential.apiKey,
 				parameters: this.parameters,
+				typeVersion: this.typeVersion,
 				mode: 'trigger',
 				workflowId: this.workflowId,
 				staticData: options.staticData,
@@ -121,6 +123,7 @@ export class TriggerSession {
 			baseUrl: this.credential.baseUrl,
 			apiKey: this.credential.apiKey,
 			parameters: this.parameters,
+			typeVersion: this.typeVersion,
 			mode: 'manual',
 			workflowId: this.workflowId,
 			staticData: this.staticData,
@@ -132,7 +135,7 @@ export class TriggerSession {
 	private async activeTrigger(): Promise<Activation> {
 		if (!this.activation) {
 			const { trigger, credentialsHelper } = await activatePollTrigger({
-				node: triggerNode(this.parameters),
+				node: triggerNode(this.parameters, { typeVersion: this.typeVersion }),
 				nodeTypes,
 				credentials: credentialsFor(this.credential.baseUrl, this.credential.apiKey),
 				workflowId: this.workflowId,

@@ -1,0 +1,25 @@
+import type { ILoadOptionsFunctions } from 'n8n-workflow';
+
+import { apiRequest } from '../transport';
+import { FORM_LIST } from '../transport/shapes';
+import type { FormSummary } from '../transport/types';
+
+/** The account's forms as choices named by title, those matching `filter` (title, slug or id). */
+export async function formChoices(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<Array<{ name: string; value: string }>> {
+	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], expect: FORM_LIST });
+	const needle = (filter ?? '').trim().toLowerCase();
+	return body.forms
+		.filter(
+			(form) =>
+				needle === '' ||
+				[form.title, form.slug, form.id].some((field) => String(field ?? '').toLowerCase().includes(needle)),
+		)
+		.map((form) => ({
+			name: form.published === false ? `${form.title} (unpublished)` : String(form.title ?? form.id),
+			value: String(form.id),
+		}))
+		.sort((a, b) => a.name.localeCompare(b.name));
+}
