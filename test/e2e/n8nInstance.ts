@@ -26,6 +26,28 @@ export const OWNER = { email: 'e2e@example.com', firstName: 'End', lastName: 'To
 
 let brokerPort = 5679 + (process.pid % 200) * 3;
 
+/** The install of each version this process asked for: its folder, once installed (and checked). */
+const installs = new Map<string, Promise<string>>();
+
+/**
+ * install-n8n.sh for one version: installs it into the cache, or checks the cached install.
+ * Its progress lines go to the terminal (a first install takes minutes), marked as such when
+ * it runs in the background. Resolves to the install folder.
+ */
+async function runInstaller(version: string, background: boolean): Promise<string> {
+	const child = spawn('bash', [INSTALL_SCRIPT, version], { stdio: ['ignore', 'pipe', 'pipe'] });
+	let stdout = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		for (const line of chunk.split('\n').filter(Boolean)) {
+			process.stderr.write(background ? `${line.replace(/^(\s*·)?\s*/, `  · [n8n ${version}, installing in the background] `)}\n` : `${line}\n`);
+		}
+	});
+	const code = await new Promise<number | null>((done) => child.once('close', done));
+	if (code !== 0) throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
+	return stdout.trim().split('\n').pop() as string;
+}
+
 /** Settings for `N8nInstance.start`: `n8n start` (the default) or `n8n worker` (queue mode). */
 export interface StartOptions {
 	command?: 'start' | 'worker';
@@ -78,19 +100,48 @@ export class N8nInstance {
 	}
 
 	/**
-	 * The install of this version, from the cache outside the clone; installed on first use.
-	 * `env` is added to the environment of every n8n process and CLI command of the instance
+	 * The install of this version, from the cache outside the clone; installed on first use,
+	 * checked once per process (see install-n8n.sh), and waited for when `installInBackground`
+	 * is installing it. `env` is added to the environment of every n8n process and CLI command of the instance
 	 * (e.g. the database and queue settings of queue mode).
 	 */
 	static async prepare(version: string, env: NodeJS.ProcessEnv = {}): Promise<N8nInstance> {
-		// The installer's progress lines (stderr) go to the terminal: a first install takes minutes.
-		const child = spawn('bash', [INSTALL_SCRIPT, version], { stdio: ['ignore', 'pipe', 'inherit'] });
-		let stdout = '';
-		child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-		const code = await new Promise<number | null>((done) => child.once('close', done));
-		if (code !== 0) throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
-		const installDir = stdout.trim().split('\n').pop() as string;
-		return new N8nInstance(version, installDir, env);
+		let install = installs.get(version);
+		if (!install) {
+			install = runInstaller(version, false);
+			installs.set(version, install);
+		}
+		try {
+			return new N8nInstance(version, await install, env);
+		} catch (error) {
+			// A later `prepare` of this version tries again.
+			if (installs.get(version) === install) installs.delete(version);
+			throw error;
+		}
+	}
+
+	/**
+	 * Installs these versions one after another in the background, while the caller goes on
+	 * (runs the suites of a version already installed): on a new machine each install takes
+	 * minutes, mostly waiting on the registry and building sqlite3. `prepare` of a version waits
+	 * for its install. Versions already installed or under way are left alone.
+	 */
+	static installInBackground(versions: string[]): void {
+		let previous: Promise<unknown> = Promise.resolve();
+		for (const version of versions) {
+			const existing = installs.get(version);
+			if (existing) {
+				previous = existing;
+				continue;
+			}
+			const install = previous.then(
+				() => runInstaller(version, true),
+				() => runInstaller(version, true),
+			);
+			install.catch(() => undefined); // Reported by the `prepare` that waits for it.
+			installs.set(version, install);
+			previous = install;
+		}
 	}
 
 	get major(): number {

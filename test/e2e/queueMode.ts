@@ -34,7 +34,8 @@ import { Sink } from './sink';
 import { deliveredResponseIds, exampleWithStandIns, withWebhookStart } from './standIns';
 import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, outputOf, PACKAGE } from './workflows';
 
-const VERSION = process.env.FORMSWTF_E2E_QUEUE_N8N ?? '2.41.1';
+export const QUEUE_N8N = process.env.FORMSWTF_E2E_QUEUE_N8N ?? '2.41.1';
+const VERSION = QUEUE_N8N;
 const LABEL = `queue mode, n8n ${VERSION}`;
 /** About 200 bytes of CSV per response: a file of about 5 MB. */
 const EXPORT_RESPONSES = 25_000;

@@ -8,7 +8,11 @@
  * workflows activated under `n8n start`, responses submitted, and every response checked to
  * reach each stand-in exactly once. Ends with a line "N passed, N failed".
  *
- * FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions; FORMSWTF_E2E_SUITES the suites (see SUITES).
+ * The suite `single` runs on the oldest n8n the package supports too (FLOOR_N8N), the others on
+ * the newest 1.x and 2.x. FORMSWTF_E2E_N8N="1.123.81,2.41.1" picks the versions of `single` and
+ * `trigger` alike; FORMSWTF_E2E_SUITES the suites (see SUITES). The versions the chosen suites
+ * need are installed one after another in the background while the suites run on those
+ * already installed.
  */
 import { parse } from 'csv-parse/sync';
 import { rmSync } from 'fs';
@@ -20,14 +24,24 @@ import type { RunningHarness } from '../harness';
 import { editorSuite } from './editor';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
-import { queueMode } from './queueMode';
+import { QUEUE_N8N, queueMode } from './queueMode';
 import { check, log, report, waitUntil } from './report';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
 import { runTriggerProofs } from './triggerProofs';
 import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, PACKAGE } from './workflows';
 
-const VERSIONS = (process.env.FORMSWTF_E2E_N8N ?? '1.123.81,2.41.1').split(',').map((v) => v.trim()).filter(Boolean);
+/**
+ * The oldest n8n the package loads in: it uses NodeConnectionTypes, new in n8n 1.85 (and
+ * required by n8n's community-node lint). 1.85.4 is the last patch of 1.85.
+ */
+const FLOOR_N8N = '1.85.4';
+const CHOSEN = process.env.FORMSWTF_E2E_N8N?.split(',').map((v) => v.trim()).filter(Boolean);
+/** The newest 1.x (Node 20) and 2.x (Node 24). */
+const VERSIONS = CHOSEN ?? ['1.123.81', '2.41.1'];
+const SINGLE_VERSIONS = CHOSEN ?? [FLOOR_N8N, ...VERSIONS];
+/** The editor suite's n8n (test/e2e/editor.ts). */
+const EDITOR_N8N = process.env.FORMSWTF_EDITOR_N8N ?? '2.41.1';
 const LARGE_FORM = 3_000;
 /** n8n polls at most once a minute: a tick, plus the time to start the workflow. */
 const POLL_WAIT_MS = 150_000;
@@ -144,15 +158,17 @@ export interface E2eContext {
 	tarball: string;
 	harness: RunningHarness;
 }
-const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> }> = [
+const SUITES: Array<{ name: string; versions: string[]; run: (context: E2eContext) => Promise<void> }> = [
 	{
 		name: 'single',
+		versions: SINGLE_VERSIONS,
 		run: async ({ tarball, harness }) => {
-			for (const version of VERSIONS) await runVersion(version, tarball, harness);
+			for (const version of SINGLE_VERSIONS) await runVersion(version, tarball, harness);
 		},
 	},
 	{
 		name: 'trigger',
+		versions: VERSIONS,
 		run: async ({ tarball, harness }) => {
 			for (const version of VERSIONS) {
 				console.log(`\nn8n ${version}: the trigger's exactly-once proofs`);
@@ -160,13 +176,15 @@ const SUITES: Array<{ name: string; run: (context: E2eContext) => Promise<void> 
 			}
 		},
 	},
-	{ name: 'queue', run: queueMode },
-	{ name: 'editor', run: editorSuite },
+	{ name: 'queue', versions: [QUEUE_N8N], run: queueMode },
+	{ name: 'editor', versions: [EDITOR_N8N], run: editorSuite },
 ];
 
 async function main(): Promise<void> {
 	const wanted = (process.env.FORMSWTF_E2E_SUITES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
 	const suites = wanted.length ? SUITES.filter((suite) => wanted.includes(suite.name)) : SUITES;
+	// In the order the suites need them: the first is waited for, the others install meanwhile.
+	N8nInstance.installInBackground([...new Set(suites.flatMap((suite) => suite.versions))]);
 	log('building and packing the package');
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
