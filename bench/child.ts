@@ -28,6 +28,7 @@ import type {
 	Target,
 	TriggerJob,
 	TriggerScaleJob,
+	TriggerSelectedJob,
 } from './lib/protocol';
 import {
 	DEDUPE_NODE,
@@ -316,6 +317,71 @@ async function triggerScale(job: TriggerScaleJob, control: HarnessControl): Prom
 	return { steps, memory: new MemorySampler().stop() };
 }
 
+// ---------- Selected Forms beside single-form triggers ----------
+
+/**
+ * On an account of `totalForms` forms (the many-forms front), `watched` of them spread over the
+ * listing: one Selected Forms trigger on them, and one single-form trigger on each, all version 2
+ * with the defaults (Trigger On new or updated responses, only new responses on activation), on
+ * the same key. Each is held as n8n holds an activation; every idle poll of the Selected Forms
+ * trigger and every round of the single-form triggers (as they all poll at the same minute) is
+ * counted in the harness's request log.
+ */
+async function triggerSelected(job: TriggerSelectedJob, control: HarnessControl): Promise<ChildReport> {
+	const steps: Step[] = [];
+	const api = await startManyFormsApi(job.target.baseUrl, job.totalForms);
+	try {
+		const listing = await fetch(`${api.baseUrl}/forms`, { headers: { Authorization: `Bearer ${job.target.apiKey}` } });
+		const { forms } = (await listing.json()) as { forms: Array<{ id: string }> };
+		const stride = Math.floor(forms.length / job.watched);
+		const formIds = Array.from({ length: job.watched }, (_, i) => forms[i * stride].id);
+		const common = { event: 'newOrUpdatedResponse', onActivation: 'newOnly', options: {} };
+		const activate = async (parameters: IDataObject, name: string) =>
+			(
+				await activatePollTrigger({
+					node: triggerNode(parameters, { typeVersion: 2 }),
+					nodeTypes,
+					credentials: credentialsFor(api.baseUrl, job.target.apiKey),
+					workflowId: `bench-selected-${process.pid}-${name}`,
+				})
+			).trigger;
+		const tickOf = (trigger: Awaited<ReturnType<typeof activate>>) => async (activation: boolean) => {
+			const tick = await trigger.tick({ activation });
+			return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
+		};
+		const selected = tickOf(await activate({ ...common, watch: 'selectedForms', formIds }, 'selected'));
+		const singles = await Promise.all(
+			formIds.map(async (formId, i) => tickOf(await activate({ ...common, watch: 'form', formId: formById(formId) }, `single-${i}`))),
+		);
+		/** Every single-form trigger polls once: one minute of them. */
+		const round = (activation: boolean) => async () => {
+			let ok = true;
+			let items = 0;
+			let error: string | undefined;
+			for (const poll of singles) {
+				const outcome = await poll(activation);
+				ok &&= outcome.ok;
+				items += outcome.items;
+				error ??= outcome.error;
+			}
+			return { ok, items, error };
+		};
+		steps.push(await counted(control, 'selected:activate', '/forms', () => selected(true)));
+		steps.push(await counted(control, 'singles:activate', '/forms', round(true)));
+		for (let i = 0; i < job.idlePolls; i++) {
+			// Interleaved, so that a busy moment of the machine hits both alike.
+			const pair = [
+				async () => steps.push(await counted(control, 'selected:idle', '/forms', () => selected(false))),
+				async () => steps.push(await counted(control, 'singles:idle', '/forms', round(false))),
+			];
+			for (const measure of i % 2 === 0 ? pair : pair.reverse()) await measure();
+		}
+	} finally {
+		await api.close();
+	}
+	return { steps, memory: new MemorySampler().stop() };
+}
+
 // ---------- Schedule → HTTP Request → Split Out → Remove Duplicates ----------
 
 async function pattern(job: PatternJob, control: HarnessControl): Promise<ChildReport> {
@@ -401,6 +467,8 @@ async function run(job: Job): Promise<ChildReport> {
 			return await trigger(job, control);
 		case 'triggerScale':
 			return await triggerScale(job, control);
+		case 'triggerSelected':
+			return await triggerSelected(job, control);
 		case 'pattern':
 			return await pattern(job, control);
 		case 'export':

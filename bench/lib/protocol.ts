@@ -56,6 +56,20 @@ export interface TriggerScaleJob {
 	existing: { formId: string; backfill: number; pollBudgetMs: number; recentResponses: number };
 }
 
+/**
+ * Selected Forms beside single-form triggers on the same key: one Selected Forms trigger
+ * watching `watched` of an account's `totalForms` forms, and `watched` single-form triggers on
+ * the same forms; each activated, then `idlePolls` idle polls (a round of every single-form
+ * trigger counts as one poll: they all poll at the same minute).
+ */
+export interface TriggerSelectedJob {
+	kind: 'triggerSelected';
+	target: Target;
+	totalForms: number;
+	watched: number;
+	idlePolls: number;
+}
+
 export interface PatternJob {
 	kind: 'pattern';
 	target: Target;
@@ -76,7 +90,7 @@ export interface ExportJob {
 	scratchDir: string;
 }
 
-export type Job = ReturnAllJob | TriggerJob | TriggerScaleJob | PatternJob | ExportJob;
+export type Job = ReturnAllJob | TriggerJob | TriggerScaleJob | TriggerSelectedJob | PatternJob | ExportJob;
 
 /** One timed operation inside a child. */
 export interface Step {

@@ -16,6 +16,9 @@ const QUIET_POLLS = 30;
 /** All Forms accounts measured, and idle polls per account (past two sweep rounds, SWEEP_POLLS = 10). */
 const FORM_COUNTS = [1, 10, 100];
 const IDLE_POLLS = 40;
+/** Selected Forms: this many of an account's forms, beside as many single-form triggers. */
+const SELECTED_OF = 100;
+const SELECTED = 10;
 /** n8n's durable scheduler gives a poll about 36 s (its default 45 s poll timeout). */
 const DURABLE_POLL_BUDGET_MS = 36_000;
 const EXISTING = 1_000;
@@ -35,6 +38,7 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 	let smallId = '';
 	let largeId = '';
 	let scaleReport: ChildReport | undefined;
+	let selectedReport: ChildReport | undefined;
 	try {
 		largeId = (await harness.control.form('large')).id;
 		// The small form: the empty RSVP form given 1000 responses over the last 30 days, the newest
@@ -79,6 +83,16 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 					idlePolls: IDLE_POLLS,
 					existing: { formId: largeId, backfill: EXISTING, pollBudgetMs: DURABLE_POLL_BUDGET_MS, recentResponses: RECENT },
 				},
+				ctx.child,
+			);
+		} catch (error) {
+			ctx.log(`    child failed: ${String(error)}`);
+		}
+
+		ctx.log(`  Selected Forms watching ${SELECTED} of ${SELECTED_OF} forms, beside ${SELECTED} single-form triggers; ${IDLE_POLLS} idle polls each`);
+		try {
+			selectedReport = await runChild(
+				{ kind: 'triggerSelected', target, totalForms: SELECTED_OF, watched: SELECTED, idlePolls: IDLE_POLLS },
 				ctx.child,
 			);
 		} catch (error) {
@@ -226,6 +240,49 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		);
 	}
 
+	// Selected Forms beside single-form triggers on the same key.
+	if (selectedReport) {
+		const selectedSteps = (label: string) => (selectedReport as ChildReport).steps.filter((s) => s.label === label);
+		// As for All Forms: the first half settles (the first read of each form after activation,
+		// the first sweep round), the second half is the steady state.
+		const rows = (['selected', 'singles'] as const).map((kind) => {
+			const activation = selectedSteps(`${kind}:activate`);
+			const idle = selectedSteps(`${kind}:idle`);
+			const steady = idle.slice(IDLE_POLLS / 2);
+			const failed = [...activation, ...idle].filter((s) => !s.ok || (s.items ?? 0) > 0).length;
+			const mean = steady.reduce((a, s) => a + s.requests, 0) / Math.max(1, steady.length);
+			return {
+				mean,
+				row: [
+					kind === 'selected' ? `1 Selected Forms trigger, ${SELECTED} of ${SELECTED_OF} forms` : `${SELECTED} single-form triggers, same forms`,
+					fmtNum(activation[0]?.requests ?? NaN),
+					fmtNum(Math.max(...idle.slice(0, IDLE_POLLS / 2).map((s) => s.requests))),
+					`${mean.toFixed(2)} (max ${fmtNum(Math.max(...steady.map((s) => s.requests)))})`,
+					(mean / SELECTED).toFixed(3),
+					fmtMs(median(steady.map((s) => s.wallMs))),
+					failed ? `${failed} failed or emitted` : 'ok',
+				],
+			};
+		});
+		tables.push(
+			table(
+				['same key, same forms', 'activation requests', `idle polls 1–${IDLE_POLLS / 2}: most requests`, `requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`, 'per watched form', 'time per idle poll (singles: the round), median', 'status'],
+				rows.map((r) => r.row),
+			),
+		);
+		notes.push(
+			`Selected Forms vs single-form triggers: one idle poll of the Selected Forms trigger, and one round of the ${SELECTED} single-form triggers (each polls once; n8n polls them all every minute), ` +
+				`on an account of ${SELECTED_OF} forms (bench/lib/manyForms.ts), trigger version 2 with its defaults. The key allows 60 requests a minute.`,
+		);
+		const [selected, singles] = rows.map((r) => r.mean);
+		verdicts.push({
+			part: '3 Trigger Selected Forms',
+			target: `idle poll watching ${SELECTED} of ${SELECTED_OF} forms: the listing plus its share of the sweep (≤ 2 requests), not one request per form (${SELECTED})`,
+			measured: `${selected.toFixed(2)} requests per idle poll vs ${singles.toFixed(2)} for ${SELECTED} single-form triggers`,
+			met: Number.isFinite(selected) && selected <= 2 && selectedSteps('selected:idle').every((s) => s.ok && (s.items ?? 0) === 0),
+		});
+	}
+
 	// Pattern table.
 	const patternRows: string[][] = [];
 	for (const [label, size] of [
@@ -261,7 +318,7 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		tables,
 		verdicts,
 		notes,
-		data: { small: SMALL, large, triggerReports, patternReports, scaleReport },
+		data: { small: SMALL, large, triggerReports, patternReports, scaleReport, selectedReport },
 	};
 }
 
