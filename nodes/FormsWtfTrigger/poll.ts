@@ -20,7 +20,7 @@ import {
 	submittedAtMs,
 } from './cursor';
 import type { FormCursor, ResumePoint, TriggerState } from './state';
-import { LAST_ID, readState, startedAt, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
+import { LAST_ID, markPolled, readState, startedAt, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
 
 type Watch = 'form' | 'selectedForms' | 'allForms';
 
@@ -141,6 +141,7 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
 	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
+		const laterPollOfActivation = markPolled(staticData);
 		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
 		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
 		const allowance = new PollAllowance(Date.now() + budgetMs * BUDGET_SHARE);
@@ -165,9 +166,10 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 			}
 			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
 			delete next.failures;
-			if (failingForm && !items.length) {
+			if (failingForm && !items.length && laterPollOfActivation) {
 				// A form that keeps failing is reported as an error of the workflow, on a poll that
 				// has nothing else to emit: the other forms' responses are never held back for it.
+				// Never on n8n's activation poll: its error would fail the activation (markPolled).
 				const cursor = next.forms[failingForm.formId];
 				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
 				if (commit(next)) throw failingForm.error;
@@ -398,6 +400,7 @@ async function activate(
 		} else {
 			// Every response from the date on: the normal reading does it, oldest first, over as
 			// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
+			state.emitSinceMs = onActivation.sinceMs;
 			for (const form of forms) state.forms[form.id] = fromDate(onActivation.sinceMs);
 		}
 		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
@@ -623,8 +626,10 @@ async function pollOnce(
 		// Forms failing one after the other (the service is struggling): the rest wait for the
 		// next poll rather than add to the load.
 		if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
-		// A form that appeared after activation: all of its responses are new.
-		const cursor = next.forms[form.id] ?? startedAt(state.activatedAtMs, settings.lookBackMs);
+		// A form that appeared after activation: all of its responses are new (or since the date asked for).
+		const cursor =
+			next.forms[form.id] ??
+			(state.emitSinceMs === undefined ? startedAt(state.activatedAtMs, settings.lookBackMs) : fromDate(state.emitSinceMs));
 		const handled: HandledVersion[] = [];
 		const undated: string[] = [];
 		const sinceMs = Date.parse(cursor.since);

@@ -35,7 +35,9 @@ import type { Anchor } from '../FormsWtf/transport/paging';
  *   needs. Nothing else is stored for it.
  *
  * Changing the shape means a new `version` and a migration in `readState`, tested on the old
- * shape: what users have stored must keep working.
+ * shape: what users have stored must keep working. A field added later that is optional, and
+ * whose absence means what the state meant before it (`emitSinceMs`), needs no new version: the
+ * state stays readable by the release before, should a user go back to it.
  */
 export interface TriggerState {
 	version: typeof STATE_VERSION;
@@ -54,6 +56,11 @@ export interface TriggerState {
 	failures?: number;
 	/** Emit Existing Responses, while the existing responses are still being read. */
 	backfill?: BackfillProgress;
+	/**
+	 * Every response since a date: the date (ms). A form that shows up later (All Forms: listed
+	 * after activation) starts from it too, as the forms listed at activation did.
+	 */
+	emitSinceMs?: number;
 }
 
 /** Where the trigger stands on one form. */
@@ -133,7 +140,16 @@ export interface BackfillProgress {
 
 export const STATE_VERSION = 2;
 
-const STATE_KEYS: Array<keyof TriggerState> = ['version', 'scope', 'rev', 'activatedAtMs', 'forms', 'failures', 'backfill'];
+const STATE_KEYS: Array<keyof TriggerState> = [
+	'version',
+	'scope',
+	'rev',
+	'activatedAtMs',
+	'forms',
+	'failures',
+	'backfill',
+	'emitSinceMs',
+];
 
 /** Sorts after every response id: a floor at a moment with this id keeps out all of that moment. */
 export const LAST_ID = '\uffff';
@@ -192,6 +208,8 @@ export function readState(staticData: IDataObject, scope: string, lookBackMs: nu
 	};
 	if (!isFiniteNumber(copy.rev)) repairs.push('the poll count was unreadable: counted from 0');
 	if (isFiniteNumber(copy.failures)) state.failures = copy.failures;
+	if (isFiniteNumber(copy.emitSinceMs)) state.emitSinceMs = copy.emitSinceMs;
+	else if (copy.emitSinceMs !== undefined) repairs.push('the date to emit from was unreadable: forms listed later start at the activation');
 	const backfill = readBackfill(copy.backfill);
 	if (backfill) state.backfill = backfill;
 	else if (copy.backfill !== undefined) repairs.push('the progress of Emit Existing Responses was unreadable: no more existing responses are emitted');
@@ -358,6 +376,23 @@ export function writeState(staticData: IDataObject, state: TriggerState): void {
 		if (copy[key] === undefined) delete staticData[key];
 		else staticData[key] = copy[key];
 	}
+}
+
+/**
+ * Marks n8n's static data object as polled, and says whether it was before: whether this poll
+ * is a later poll of the same activation rather than n8n's first (activation) poll. n8n fails an
+ * activation whose first poll throws and tries it again from the same stored state, so a report
+ * of one failing form thrown there would keep the whole trigger inactive. The mark is a symbol on
+ * n8n's own object: never stored (JSON leaves symbols out), gone with the activation, and never
+ * a part of the state.
+ */
+const POLLED_IN_THIS_ACTIVATION = Symbol('formsWtfTrigger.polledInThisActivation');
+
+export function markPolled(staticData: IDataObject): boolean {
+	const marked = staticData as IDataObject & { [POLLED_IN_THIS_ACTIVATION]?: boolean };
+	const before = marked[POLLED_IN_THIS_ACTIVATION] === true;
+	Object.defineProperty(marked, POLLED_IN_THIS_ACTIVATION, { value: true, enumerable: false, configurable: true });
+	return before;
 }
 
 /**

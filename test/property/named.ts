@@ -9,7 +9,7 @@ import { SimServer as Server } from '../sim/server';
 import { useVirtualWaits } from '../sim/session';
 import { check, formatViolations } from './oracle';
 import type { Emitted } from './run';
-import { Driver, REQUEST_MS, VIRTUAL_EPOCH_MS } from './run';
+import { Driver, REQUEST_MS, startMs } from './run';
 import type { FuzzSettings } from './schedule';
 
 export const MINUTE = 60_000;
@@ -18,6 +18,9 @@ export function settingsWith(patch: Partial<FuzzSettings>): FuzzSettings {
 	return {
 		watch: 'form',
 		formCount: 1,
+		selected: [0],
+		selectMissing: false,
+		version: 1,
 		lookBackMinutes: 10,
 		updatedResponses: 'emit',
 		since: 'exclusive',
@@ -34,7 +37,7 @@ export function settingsWith(patch: Partial<FuzzSettings>): FuzzSettings {
 export function serverFor(settings: FuzzSettings): SimServer {
 	return new Server(
 		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
-		VIRTUAL_EPOCH_MS + settings.startOffsetMs,
+		startMs(settings),
 		settings.formCount,
 	);
 }

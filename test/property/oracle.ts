@@ -7,14 +7,16 @@
  *   `activatedAtMs`: the service's clock at activation, in epoch ms. It appears with the poll
  *   that activates the trigger and never changes afterwards.
  * - Items are emitted in Raw output mode: the response as the API sent it (`id`,
- *   `submittedAt`, `answers`), with `formId` under All Forms. The simulated service names the
- *   version of each response in its first answer (`<id>#<n>`).
- * - "Existing Responses to Emit" is 0.
+ *   `submittedAt`, `answers`), with `formId` under Selected Forms and All Forms. The simulated
+ *   service names the version of each response in its first answer (`<id>#<n>`).
+ * - On activation it emits only new responses, or (version 2) every response since a date:
+ *   then "new" means submitted at or after that date.
  */
 import type { SimResponse } from '../sim/server';
 import { current } from '../sim/server';
 import type { Emitted, PollRecord, Trace } from './run';
-import { REQUEST_MS } from './run';
+import { emitSinceMs, REQUEST_MS } from './run';
+import { MISSING_FORM_ID, selectedFormIds } from './schedule';
 
 export const PROPERTIES = {
 	P1: 'P1 no response version is emitted twice (an id again only as a newer version)',
@@ -24,8 +26,10 @@ export const PROPERTIES = {
 	P2c: 'P2c nothing the API showed before activation (or on an unwatched form) is emitted, unless updated after it',
 	P3: 'P3 a response without a usable submittedAt is emitted at most once',
 	P4a: 'P4a no poll fails while the server is healthy',
-	P4b: 'P4b with All Forms, a form answering 403/404 does not stop the other forms',
+	P4b: 'P4b with Selected Forms and All Forms, a form answering 403/404 does not stop the other forms',
+	P4c: "P4c with Selected Forms and All Forms, one form's failure never fails n8n's activation poll (that would keep the trigger inactive)",
 	P5: 'P5 a poll does not wait out a Retry-After longer than its budget',
+	P6: 'P6 with Selected Forms, a selected form the service does not have is reported by its ID',
 } as const;
 
 export type PropertyId = keyof typeof PROPERTIES;
@@ -112,32 +116,35 @@ export function check(trace: Trace): Violation[] {
 
 	if (activatedAtMs !== undefined) {
 		const at = activatedAtMs;
+		// Versions submitted at or after this are new: after activation, or from the date asked for
+		// (the schedules' dates are never later than the activation).
+		const newFromMs = emitSinceMs(settings) ?? at + 1;
 		// P2b: no loss.
 		const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 		const emittedIds = new Set(trace.emitted.map((e) => e.id));
 		for (const response of trace.server.responses) {
 			if (!watched.has(response.formId) || response.deletedAtMs !== undefined) continue;
 			const version = current(response);
-			if (version.garble !== undefined || version.atMs <= at) continue;
+			if (version.garble !== undefined || version.atMs < newFromMs) continue;
 			const tag = `${response.id}#${version.n}`;
 			if (settings.updatedResponses === 'emit') {
 				if (!emittedTags.has(tag)) {
 					const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
 					add(
 						'P2b',
-						`${tag} of ${response.formId} (submitted ${iso(version.atMs)}, after activation ${iso(at)}) was never emitted` +
+						`${tag} of ${response.formId} (submitted ${iso(version.atMs)}, new from ${iso(newFromMs)}, activation ${iso(at)}) was never emitted` +
 							(others.length ? `; emitted: ${others.join('; ')}` : ''),
 					);
 				}
 			} else if (
-				response.versions[0].atMs > at &&
+				response.versions[0].atMs >= newFromMs &&
 				// A version without a date shown at activation cannot be told from an existing one.
 				!response.versions.some((v) => v.garble !== undefined && v.atMs <= (activation as PollRecord).endMs) &&
 				!emittedIds.has(response.id)
 			) {
 				// Ignore: required once it was new when it first appeared (with a usable date: an undated
 				// first version that existed at activation cannot be told apart from an existing one).
-				add('P2b', `${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, after activation ${iso(at)}) was never emitted`);
+				add('P2b', `${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, new from ${iso(newFromMs)}) was never emitted`);
 			}
 		}
 		// P2c: nothing from before activation, nothing unwatched.
@@ -152,22 +159,34 @@ export function check(trace: Trace): Violation[] {
 				// Without a date the trigger cannot tell an existing response from a new one: it is
 				// emitted once (P3), unless handled before with a date it still remembers (README).
 				continue;
-			} else if (version.atMs <= at && response.visibleAtMs <= (activation as PollRecord).startMs) {
+			} else if (version.atMs < newFromMs && response.visibleAtMs <= (activation as PollRecord).startMs) {
 				// A response that showed up only after activation began (late-visible) was not there
 				// to count as existing, and may be emitted (README: the look-back window).
-				add('P2c', `emitted ${describe(e)}, submitted ${iso(version.atMs)} and shown before activation ${iso(at)}`);
+				add('P2c', `emitted ${describe(e)}, submitted ${iso(version.atMs)} (before ${iso(newFromMs)}) and shown before activation ${iso(at)}`);
 			}
 		}
 	}
 
+	// P6: a selected form the service does not have is named.
+	const missingSelected = settings.watch === 'selectedForms' && selectedFormIds(settings).includes(MISSING_FORM_ID);
+	const namesMissing = (error: string) => error.includes(`"${MISSING_FORM_ID}"`);
+	if (missingSelected && activatedAtMs !== undefined && !trace.polls.some((poll) => poll.errors.some(namesMissing))) {
+		add('P6', `the selection holds ${MISSING_FORM_ID}, which the service does not have, and no poll reported it`);
+	}
 	for (const poll of trace.polls) {
-		// P4a: no failure while healthy.
-		if (poll.healthyAtStart && poll.errors.length) {
-			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${poll.errors.join(' | ')}`);
+		// P4a: no failure while healthy (but the report of a selected form that does not exist).
+		const failures = poll.errors.filter((error) => !(missingSelected && namesMissing(error) && !poll.activationTick));
+		if (poll.healthyAtStart && failures.length) {
+			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${failures.join(' | ')}`);
+		}
+		// P4c: the report of one failing form is an error of a later poll, never of the activation poll.
+		const aboutOneForm = poll.errors.filter((error) => /^(Selected form|Form|Access to form) "/.test(error));
+		if (settings.watch !== 'form' && poll.activationTick && aboutOneForm.length) {
+			add('P4c', `n8n's activation poll ${poll.index} (${describePoll(poll)}) failed on one form: ${aboutOneForm.join(' | ')}`);
 		}
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
-		if (settings.watch === 'allForms' && poll.onlyDenialsAtStart && poll.withoutDenials) {
+		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials) {
 			const denied = [...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`))];
 			const emittedTags = new Set(poll.emitted.map((e) => e.tag));
 			const held = poll.withoutDenials.otherTags.filter((tag) => !emittedTags.has(tag));

@@ -12,7 +12,7 @@ import { SimServer } from '../sim/server';
 import { SimTriggerSession, useVirtualWaits } from '../sim/session';
 import { formById } from '../support/formsWtf';
 import type { EventStep, FuzzSettings, Schedule } from './schedule';
-import { BUDGET_MS } from './schedule';
+import { BUDGET_MS, selectedFormIds } from './schedule';
 
 /** 2026-03-02T09:00:00.000Z: a fixed virtual epoch, so that every schedule replays exactly. */
 export const VIRTUAL_EPOCH_MS = Date.UTC(2026, 2, 2, 9, 0, 0);
@@ -73,7 +73,7 @@ export interface Trace {
 	finalPolls: number;
 }
 
-const QUIET_FINAL_POLLS = { form: 2, allForms: 24 };
+const QUIET_FINAL_POLLS = { form: 2, selectedForms: 24, allForms: 24 };
 const MAX_FINAL_POLLS = 80;
 
 export function toServerEvent(event: EventStep, settings: FuzzSettings): ServerEvent {
@@ -82,19 +82,41 @@ export function toServerEvent(event: EventStep, settings: FuzzSettings): ServerE
 	return { kind: 'late', form: event.form, count: event.count, lateByMs: Math.floor((windowMs * event.permille) / 1000) };
 }
 
+/** The start of the schedule's virtual clock. */
+export function startMs(settings: FuzzSettings): number {
+	return VIRTUAL_EPOCH_MS + settings.startOffsetMs;
+}
+
+/** Version 2, every response since a date: the date. */
+export function emitSinceMs(settings: FuzzSettings): number | undefined {
+	return settings.sinceAgoMs === undefined ? undefined : startMs(settings) - settings.sinceAgoMs;
+}
+
 export function triggerParameters(settings: FuzzSettings): IDataObject {
-	return {
+	const watched = {
 		watch: settings.watch,
 		...(settings.watch === 'form' && { formId: formById('form0') }),
+		...(settings.watch === 'selectedForms' && { formIds: selectedFormIds(settings) }),
 		output: 'raw',
-		options: { lookBackMinutes: settings.lookBackMinutes, updatedResponses: settings.updatedResponses },
+	};
+	if (settings.version === 1) {
+		return { ...watched, options: { lookBackMinutes: settings.lookBackMinutes, updatedResponses: settings.updatedResponses } };
+	}
+	const sinceMs = emitSinceMs(settings);
+	return {
+		...watched,
+		event: settings.updatedResponses === 'ignore' ? 'newResponse' : 'newOrUpdatedResponse',
+		...(sinceMs === undefined
+			? { onActivation: 'newOnly' }
+			: { onActivation: 'since', submittedSince: new Date(sinceMs).toISOString() }),
+		options: { lookBackMinutes: settings.lookBackMinutes },
 	};
 }
 
 export function buildServer(settings: FuzzSettings): SimServer {
 	const server = new SimServer(
 		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
-		VIRTUAL_EPOCH_MS + settings.startOffsetMs,
+		startMs(settings),
 		settings.formCount,
 	);
 	for (let form = 0; form < settings.formCount; form++) {
@@ -115,11 +137,14 @@ export class Driver {
 		readonly settings: FuzzSettings,
 		randomSeed = 1,
 	) {
-		this.session = new SimTriggerSession(server, triggerParameters(settings), randomSeed);
+		this.session = new SimTriggerSession(server, triggerParameters(settings), randomSeed, settings.version);
 	}
 
 	get watchedFormIds(): string[] {
-		return this.settings.watch === 'form' ? ['form0'] : this.server.forms.map((form) => form.id);
+		if (this.settings.watch === 'form') return ['form0'];
+		const forms = this.server.forms.map((form) => form.id);
+		if (this.settings.watch === 'allForms') return forms;
+		return selectedFormIds(this.settings).filter((formId) => forms.includes(formId));
 	}
 
 	atStep(step: number): void {
@@ -142,7 +167,7 @@ export class Driver {
 		run: () => Promise<Array<{ items: IDataObject[]; error?: Error }>>,
 	): Promise<PollRecord> {
 		const withoutDenials =
-			this.settings.watch === 'allForms' && (kind === 'poll' || kind === 'final')
+			this.settings.watch !== 'form' && (kind === 'poll' || kind === 'final')
 				? await this.pollWithoutDenials(budgetMs)
 				: undefined;
 		const hadState = typeof this.session.triggerState?.activatedAtMs === 'number';

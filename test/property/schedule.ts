@@ -20,10 +20,25 @@ export const BUDGET_MS: Record<Budget, number> = {
 	tiny: 1,
 };
 
+export type Watch = 'form' | 'selectedForms' | 'allForms';
+
 export interface FuzzSettings {
-	watch: 'form' | 'allForms';
+	watch: Watch;
 	/** With One Form, the trigger watches form0 and the others are noise it must not emit. */
 	formCount: number;
+	/**
+	 * Selected Forms: the forms picked (indexes; those beyond formCount are left out), and
+	 * whether the selection also holds a form the service does not have ("formGone").
+	 */
+	selected: number[];
+	selectMissing: boolean;
+	/** The trigger's version: 2 names updates as Trigger On and can start from a date. */
+	version: 1 | 2;
+	/**
+	 * Version 2, On Activation, Emit = every response since a date: the date lies this long
+	 * before the virtual clock's start (undefined: only new responses).
+	 */
+	sinceAgoMs?: number;
 	lookBackMinutes: number;
 	updatedResponses: 'emit' | 'ignore';
 	since: SinceMode;
@@ -156,9 +171,14 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{ arbitrary: fc.constant({ kind: 'pollTogether' as const }), weight: 2 },
 );
 
-export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
-	watch: fc.constantFrom<'form' | 'allForms'>('form', 'allForms'),
+const settingsRecord = fc.record({
+	watch: fc.constantFrom<Watch>('form', 'allForms', 'selectedForms'),
 	formCount: fc.integer({ min: 1, max: 4 }),
+	selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+	selectMissing: fc.boolean(),
+	version: fc.constantFrom<1 | 2>(1, 2),
+	// Between the existing responses (1 s apart, the newest seedAgoMs ago), and before them all.
+	sinceAgoMs: fc.option(fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000), { nil: undefined }),
 	// Small windows more often: a loss shows when a response falls out of the window unread.
 	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
 	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
@@ -173,6 +193,12 @@ export const settings: fc.Arbitrary<FuzzSettings> = fc.record({
 	seedAgoMs: fc.constantFrom(0, 1, 500, 30_000, 3_600_000),
 });
 
+export const settings: fc.Arbitrary<FuzzSettings> = settingsRecord.map((s) => {
+	// A date to start from is a version 2 parameter.
+	const { sinceAgoMs, ...rest } = s;
+	return s.version === 2 && sinceAgoMs !== undefined ? { ...rest, sinceAgoMs } : rest;
+});
+
 export const schedule: fc.Arbitrary<Schedule> = fc.record({
 	settings,
 	// 'medium': up to the 40 steps (fast-check's default size keeps arrays to about 10 elements).
@@ -183,15 +209,30 @@ export const schedule: fc.Arbitrary<Schedule> = fc.record({
 // Readable form
 
 export function formatSettings(s: FuzzSettings): string {
-	const forms = s.watch === 'form' ? `One Form (form0 of ${s.formCount})` : `All Forms (${s.formCount})`;
+	const forms =
+		s.watch === 'form'
+			? `One Form (form0 of ${s.formCount})`
+			: s.watch === 'allForms'
+				? `All Forms (${s.formCount})`
+				: `Selected Forms ${JSON.stringify(selectedFormIds(s))} (of ${s.formCount})`;
+	const start = s.sinceAgoMs === undefined ? 'only new' : `every response since ${s.sinceAgoMs} ms before the start`;
 	return [
-		`watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}`,
+		`trigger version ${s.version}; watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}; on activation: ${start}`,
 		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}`,
 		`clock starts at +${s.startOffsetMs} ms in its second; existing responses per form ${JSON.stringify(
 			s.seeded.slice(0, s.formCount),
 		)}, the newest ${s.seedAgoMs} ms ago`,
 	].join('\n');
 }
+
+/** Selected Forms: the IDs picked, as the user would enter them. */
+export function selectedFormIds(s: FuzzSettings): string[] {
+	const existing = s.selected.filter((form) => form < s.formCount).map((form) => `form${form}`);
+	return s.selectMissing || !existing.length ? [...existing, MISSING_FORM_ID] : existing;
+}
+
+/** A selected form the service does not have. */
+export const MISSING_FORM_ID = 'formGone';
 
 export function formatEvent(e: EventStep, formCount = 4): string {
 	const f = (form: number) => `form${form % formCount}`;

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtfTrigger/state';
+import { markPolled, readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtfTrigger/state';
 import type { TriggerState } from '../../nodes/FormsWtfTrigger/state';
 
 const LOOK_BACK_MS = 600_000;
@@ -55,6 +55,31 @@ describe('trigger state in static data', () => {
 		expect(Object.keys(staticData).sort()).toEqual(['activatedAtMs', 'failures', 'forms', 'rev', 'scope', 'version']);
 		writeState(staticData, state);
 		expect(staticData.failures).toBeUndefined();
+	});
+
+	it('keeps the date to emit from, and reads a state stored before it existed as it was', () => {
+		const staticData: IDataObject = {};
+		writeState(staticData, { ...state, emitSinceMs: 500 });
+		expect(read(staticData).state?.emitSinceMs).toBe(500);
+		// Stored by the release before the date existed: the same state, nothing repaired.
+		const before = JSON.parse(JSON.stringify(state)) as IDataObject;
+		expect(read(before)).toEqual({ state, restartAtNow: [], repairs: [] });
+		expect(read({ ...before, emitSinceMs: 'soon' })).toMatchObject({
+			state,
+			repairs: ['the date to emit from was unreadable: forms listed later start at the activation'],
+		});
+	});
+
+	it("marks n8n's static data object as polled without storing the mark", () => {
+		const staticData: IDataObject = {};
+		writeState(staticData, state);
+		expect(markPolled(staticData)).toBe(false);
+		expect(markPolled(staticData)).toBe(true);
+		// What n8n saves, loaded again (a restart): a first poll again.
+		const loaded = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		expect(loaded).toEqual(JSON.parse(JSON.stringify(state)));
+		expect(markPolled(loaded)).toBe(false);
+		expect(read(staticData)).toEqual({ state, restartAtNow: [], repairs: [] });
 	});
 
 	it('migrates what version 1 stored: everything kept, a cut read goes on from its since (seen drops repeats)', () => {

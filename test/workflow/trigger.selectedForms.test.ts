@@ -94,6 +94,18 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 		expect(ids((await trigger.poll()).items)).toEqual([later.id]);
 	});
 
+	it("a restart while a selected form is missing: n8n's activation poll never fails on it, a later poll reports it", async () => {
+		const bugs = await harness.control.form('bugs');
+		const trigger = new TriggerSession(harness, selected([bugs.id, 'frm_deleted']), undefined, V2);
+		await trigger.poll();
+		await harness.control.submitResponse(bugs.id);
+		await trigger.poll(); // emits, so n8n saves the state
+		trigger.restart();
+		// n8n fails an activation whose first poll throws, and would try it again and again.
+		expect((await trigger.poll()).error).toBeUndefined();
+		expect((await trigger.poll()).error?.message).toBe('Selected form "frm_deleted" could not be found');
+	});
+
 	it('a selected form the listing lacks is still read: its responses come, once', async () => {
 		const [bugs, research] = await Promise.all(['bugs', 'research'].map((f) => harness.control.form(f)));
 		const trigger = new TriggerSession(harness, selected([bugs.id, research.id]), undefined, V2);
