@@ -31,16 +31,17 @@ const installs = new Map<string, Promise<string>>();
 
 /**
  * install-n8n.sh for one version: installs it into the cache, or checks the cached install.
- * Its progress lines go to the terminal (a first install takes minutes), marked as such when
- * it runs in the background. Resolves to the install folder.
+ * Its progress lines go to the terminal (a first install takes minutes), marked with the
+ * version, as they may come between the lines of a suite that runs meanwhile. Resolves to the
+ * install folder.
  */
-async function runInstaller(version: string, background: boolean): Promise<string> {
+async function runInstaller(version: string): Promise<string> {
 	const child = spawn('bash', [INSTALL_SCRIPT, version], { stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
 	child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
 	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
 		for (const line of chunk.split('\n').filter(Boolean)) {
-			process.stderr.write(background ? `${line.replace(/^(\s*·)?\s*/, `  · [n8n ${version}, installing in the background] `)}\n` : `${line}\n`);
+			process.stderr.write(`${line.replace(/^(\s*·)?\s*/, `  · [installer, n8n ${version}] `)}\n`);
 		}
 	});
 	const code = await new Promise<number | null>((done) => child.once('close', done));
@@ -108,7 +109,7 @@ export class N8nInstance {
 	static async prepare(version: string, env: NodeJS.ProcessEnv = {}): Promise<N8nInstance> {
 		let install = installs.get(version);
 		if (!install) {
-			install = runInstaller(version, false);
+			install = runInstaller(version);
 			installs.set(version, install);
 		}
 		try {
@@ -135,8 +136,8 @@ export class N8nInstance {
 				continue;
 			}
 			const install = previous.then(
-				() => runInstaller(version, true),
-				() => runInstaller(version, true),
+				() => runInstaller(version),
+				() => runInstaller(version),
 			);
 			install.catch(() => undefined); // Reported by the `prepare` that waits for it.
 			installs.set(version, install);
