@@ -12,7 +12,7 @@ import { join } from 'path';
 import { HarnessControl } from '../test/harness';
 import { activatePollTrigger, configureRunner, runWorkflow } from '../test/runner';
 import { credentialsFor, formById, nodeTypes, pollTrigger, runFormsWtf, triggerNode } from '../test/support/formsWtf';
-import { retryPolicy } from '../nodes/FormsWtf/transport/retry';
+import { retryPolicy } from '../nodes/FormsWtf/shared/transport/retry';
 import { bareDownload, bareReturnAll, closeBareAgent } from './lib/bare';
 import { useInMemoryDeduplication } from './lib/dedup';
 import { startManyFormsApi } from './lib/manyForms';

@@ -4,7 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as form from './actions/form';
 import * as response from './actions/response';
 import { router } from './actions/router';
-import { listSearch } from './methods';
+import { listSearch } from './shared/methods';
 
 export class FormsWtf implements INodeType {
 	description: INodeTypeDescription = {

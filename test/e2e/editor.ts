@@ -25,7 +25,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 
 // The ".js" keeps Node's resolver (under tsx) from picking the codex files `*.node.json`.
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
-import { FormsWtfTrigger } from '../../nodes/FormsWtfTrigger/FormsWtfTrigger.node.js';
+import { FormsWtfTrigger } from '../../nodes/FormsWtf/FormsWtfTrigger.node.js';
 import type { RunningHarness } from '../harness';
 import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';

@@ -15,7 +15,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import type { ActivePollTrigger } from '../runner';
 import { activatePollTrigger } from '../runner';
 import { credentialsFor, nodeTypes, triggerNode } from '../support/formsWtf';

@@ -7,7 +7,7 @@ import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-w
 import { FormsWtfApi } from '../../credentials/FormsWtfApi.credentials';
 // The ".js" keeps Node's resolver (under tsx) from picking the codex file `FormsWtf.node.json`.
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
-import { FormsWtfTrigger } from '../../nodes/FormsWtfTrigger/FormsWtfTrigger.node.js';
+import { FormsWtfTrigger } from '../../nodes/FormsWtf/FormsWtfTrigger.node.js';
 import type { RunnerCredentials, RunnerNodeTypes, RunResult, RunPollArgs, RunPollResult } from '../runner';
 import { runnerStartNode, runPoll, runWorkflow } from '../runner';
 

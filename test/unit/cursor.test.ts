@@ -5,10 +5,10 @@ import {
 	isNewVersion,
 	rememberHandled,
 	submittedAtMs,
-} from '../../nodes/FormsWtfTrigger/cursor';
-import type { CursorOptions, HandledVersion, ReadOfForm } from '../../nodes/FormsWtfTrigger/cursor';
-import type { FormCursor } from '../../nodes/FormsWtfTrigger/state';
-import type { FormResponse } from '../../nodes/FormsWtf/transport/types';
+} from '../../nodes/FormsWtf/trigger/cursor';
+import type { CursorOptions, HandledVersion, ReadOfForm } from '../../nodes/FormsWtf/trigger/cursor';
+import type { FormCursor } from '../../nodes/FormsWtf/trigger/state';
+import type { FormResponse } from '../../nodes/FormsWtf/shared/transport/types';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const options: CursorOptions = { lookBackMs: 60_000, updatedResponses: 'emit' };

@@ -1,6 +1,6 @@
-import { apiRequest, MIN_DEADLINE_TIMEOUT_MS } from '../../nodes/FormsWtf/transport';
-import { isDeadlineError, isTransientError } from '../../nodes/FormsWtf/transport/errors';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { apiRequest, MIN_DEADLINE_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
+import { isDeadlineError, isTransientError } from '../../nodes/FormsWtf/shared/transport/errors';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import { API_KEY } from './fixtures';
 import type { ScriptedAnswer } from './transportClient';
 import { scriptedClient, START, useScriptedClock } from './transportClient';

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 
 /**
  * What the unit tests share whether they mock HTTP with nock or serve it from a real local

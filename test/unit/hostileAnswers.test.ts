@@ -8,10 +8,10 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import nock from 'nock';
 
-import { apiRequest, buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/transport';
-import { describeBody, secretForms } from '../../nodes/FormsWtf/transport/errors';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
-import { searchForms } from '../../nodes/FormsWtf/methods/listSearch';
+import { apiRequest, buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
+import { describeBody, secretForms } from '../../nodes/FormsWtf/shared/transport/errors';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { searchForms } from '../../nodes/FormsWtf/shared/methods/listSearch';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY } from './fixtures';
 import { api, BASE_URL, ORIGIN, isolateNetwork } from './nockApi';

@@ -1,5 +1,5 @@
-import { simplifyResponse } from '../../nodes/FormsWtf/helpers/output';
-import type { FormResponse } from '../../nodes/FormsWtf/transport/types';
+import { simplifyResponse } from '../../nodes/FormsWtf/shared/helpers/output';
+import type { FormResponse } from '../../nodes/FormsWtf/shared/transport/types';
 
 const base: FormResponse = {
 	id: 'r1',

@@ -1,8 +1,8 @@
 import http from 'http';
 import type { AddressInfo } from 'net';
 
-import { Continuity, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/transport/paging';
-import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { Continuity, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/shared/transport/paging';
+import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY, response, useFastRetries } from './fixtures';
 

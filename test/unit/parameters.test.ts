@@ -1,4 +1,4 @@
-import { parseUserDate } from '../../nodes/FormsWtf/helpers/parameters';
+import { parseUserDate } from '../../nodes/FormsWtf/shared/helpers/parameters';
 
 describe('parseUserDate', () => {
 	it('keeps an explicit zone', () => {

@@ -6,7 +6,7 @@ import {
 	rateLimitDelayMs,
 	rateLimitFloorMs,
 	retryPolicy,
-} from '../../nodes/FormsWtf/transport/retry';
+} from '../../nodes/FormsWtf/shared/transport/retry';
 
 describe('parseRetryAfterMs', () => {
 	const now = Date.parse('2026-01-01T00:00:00Z');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'net';
 import nock from 'nock';
 
 import { runFormsWtf, formById } from '../support/formsWtf';
-import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import { API_KEY, response, useFastRetries } from './fixtures';
 import { api, BASE_URL, isolateNetwork } from './nockApi';
 

@@ -1,5 +1,5 @@
 /**
- * The transport (nodes/FormsWtf/transport) called directly, with a scripted HTTP client in
+ * The transport (nodes/FormsWtf/shared/transport) called directly, with a scripted HTTP client in
  * place of n8n's and a clock of the test's own: each request takes the next scripted answer,
  * `Date.now()` moves only when a retry wait or a scripted answer moves it. For what the node's
  * operations cannot pass (a deadline) and for counting requests and waits exactly.
@@ -7,8 +7,8 @@
 import { Readable } from 'stream';
 import type { IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import type { FormsWtfContext } from '../../nodes/FormsWtf/transport';
-import { retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import type { FormsWtfContext } from '../../nodes/FormsWtf/shared/transport';
+import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 
 export type ScriptedAnswer =
 	| { status: number; headers?: Record<string, string>; body?: string }

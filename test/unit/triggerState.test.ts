@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { markPolled, readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtfTrigger/state';
-import type { TriggerState } from '../../nodes/FormsWtfTrigger/state';
+import { markPolled, readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtf/trigger/state';
+import type { TriggerState } from '../../nodes/FormsWtf/trigger/state';
 
 const LOOK_BACK_MS = 600_000;
 const state: TriggerState = {

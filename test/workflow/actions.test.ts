@@ -10,7 +10,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { runWorkflow } from '../runner';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import { credentialsFor, formById, formsWtfNode, nodeTypes, runFormsWtf, triggerNode } from '../support/formsWtf';
 
 const LARGE = 5_000;

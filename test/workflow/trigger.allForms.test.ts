@@ -7,8 +7,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
-import { MAX_ITEMS_PER_POLL, MAX_PAGES_PER_POLL, SWEEP_POLLS } from '../../nodes/FormsWtfTrigger/poll';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { MAX_ITEMS_PER_POLL, MAX_PAGES_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
+import { SWEEP_POLLS } from '../../nodes/FormsWtf/trigger/formsToRead';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 

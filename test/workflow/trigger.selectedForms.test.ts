@@ -8,8 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { readAllPages } from '../harness/testHelpers';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
-import { MAX_ITEMS_PER_POLL } from '../../nodes/FormsWtfTrigger/poll';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { MAX_ITEMS_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 

@@ -10,8 +10,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FaultSpec, FormResponse, RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
-import { PAGE_OVERLAP } from '../../nodes/FormsWtfTrigger/poll';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/allowance';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 import { prng } from '../support/prng';

@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/transport/retry';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
 import { ensureRunnerReady } from '../runner/setup';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';

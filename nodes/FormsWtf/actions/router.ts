@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError } from '../transport/errors';
+import { asNodeError } from '../shared/transport/errors';
 import * as form from './form';
 import type { FormsWtfType } from './node.type';
 import * as response from './response';

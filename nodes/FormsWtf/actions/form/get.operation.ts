@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
-import { getFormId, getTimeoutMs } from '../../helpers/parameters';
-import { apiRequest } from '../../transport';
-import { FORM_DETAIL } from '../../transport/shapes';
-import type { FormDetail } from '../../transport/types';
+import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
+import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { apiRequest } from '../../shared/transport';
+import { FORM_DETAIL } from '../../shared/transport/shapes';
+import type { FormDetail } from '../../shared/transport/types';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
 

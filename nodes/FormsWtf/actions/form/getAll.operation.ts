@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { timeoutOnlyOptions } from '../../descriptions/common';
-import { getTimeoutMs } from '../../helpers/parameters';
-import { apiRequest } from '../../transport';
-import { FORM_LIST } from '../../transport/shapes';
-import type { FormSummary } from '../../transport/types';
+import { timeoutOnlyOptions } from '../../shared/descriptions';
+import { getTimeoutMs } from '../../shared/helpers/parameters';
+import { apiRequest } from '../../shared/transport';
+import { FORM_LIST } from '../../shared/transport/shapes';
+import type { FormSummary } from '../../shared/transport/types';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
 

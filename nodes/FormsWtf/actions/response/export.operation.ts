@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator, timeoutOnlyOptions } from '../../descriptions/common';
-import { getFormId, getTimeoutMs } from '../../helpers/parameters';
-import { apiDownload, DEFAULT_TIMEOUT_MS, headerValue } from '../../transport';
-import { errorForInterruptedDownload } from '../../transport/errors';
-import type { ExportFormat } from '../../transport/types';
+import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
+import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { apiDownload, DEFAULT_TIMEOUT_MS, headerValue } from '../../shared/transport';
+import { errorForInterruptedDownload } from '../../shared/transport/errors';
+import type { ExportFormat } from '../../shared/transport/types';
 
 const properties: INodeProperties[] = [
 	formIdLocator,

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { formIdLocator, outputModeProperty, timeoutOption } from '../../descriptions/common';
-import { formatResponse, getOutputMode } from '../../helpers/output';
-import { getFormId, getTimeoutMs, toApiTimestamp } from '../../helpers/parameters';
-import { iterateResponses } from '../../transport/paging';
+import { formIdLocator, outputModeProperty, timeoutOption } from '../../shared/descriptions';
+import { formatResponse, getOutputMode } from '../../shared/helpers/output';
+import { getFormId, getTimeoutMs, toApiTimestamp } from '../../shared/helpers/parameters';
+import { iterateResponses } from '../../shared/transport/paging';
 
 const properties: INodeProperties[] = [
 	formIdLocator,

@@ -1,9 +1,9 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { listSearch, loadOptions } from '../FormsWtf/methods';
-import { triggerProperties } from './description';
-import { pollResponses } from './poll';
+import { listSearch, loadOptions } from './shared/methods';
+import { triggerProperties } from './trigger/description';
+import { pollResponses } from './trigger/poll';
 
 export class FormsWtfTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,4 +1,4 @@
-import type { FormResponse } from '../FormsWtf/transport/types';
+import type { FormResponse } from '../shared/transport/types';
 import type { FormCursor, ResumePoint } from './state';
 
 export type UpdatedResponses = 'emit' | 'ignore';

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formIdLocator, outputModeProperty } from '../FormsWtf/descriptions/common';
+import { formIdLocator, outputModeProperty } from '../shared/descriptions';
 
 /**
  * The trigger's parameters. Version 2 names what the trigger fires on (Trigger On, which n8n's

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Anchor } from '../FormsWtf/transport/paging';
+import type { Anchor } from '../shared/transport/paging';
 
 /**
  * The Forms.wtf Trigger's stored state: everything the trigger knows between two polls, kept in
@@ -376,6 +376,14 @@ export function writeState(staticData: IDataObject, state: TriggerState): void {
 		if (copy[key] === undefined) delete staticData[key];
 		else staticData[key] = copy[key];
 	}
+}
+
+/**
+ * A cursor that emits every response submitted at or after `sinceMs`: the bound a millisecond
+ * before it (whether the API's `since` is exclusive or not), the floor keeping out that millisecond.
+ */
+export function fromDate(sinceMs: number): FormCursor {
+	return { since: new Date(sinceMs - 1).toISOString(), seen: {}, floor: { atMs: sinceMs - 1, id: LAST_ID } };
 }
 
 /**

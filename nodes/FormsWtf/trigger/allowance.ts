@@ -1,0 +1,146 @@
+/**
+ * What one poll may read (pages, responses to emit, n8n's poll budget), and the read of one form
+ * within it, proven whole page by page (Continuity).
+ */
+import type { IPollFunctions } from 'n8n-workflow';
+
+import { isDeadlineError } from '../shared/transport/errors';
+import { Continuity, iterateResponses } from '../shared/transport/paging';
+import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
+import type { FormResponse } from '../shared/transport/types';
+import type { ResumePoint } from './state';
+
+/**
+ * Pages of responses one poll reads at most (besides the list of forms), so that a poll every
+ * minute leaves a third of the key's 60 requests per minute to other workflows, and a poll is
+ * never held up by the rate limit beyond its budget. What a poll does not read keeps its place
+ * (the form's cursor, `resumeOffset`, `backfillOffset`) and comes first on the next poll: a busy
+ * account or a large Emit Existing Responses is read over several polls, never skipped.
+ */
+export const MAX_PAGES_PER_POLL = 40;
+
+/**
+ * Responses one poll emits before it stops asking for further pages (the pages already asked
+ * for, at most two, are emitted whole): a large backlog, such as every response since a date, reaches the workflow
+ * in executions of a bounded size, one per poll, oldest first per form.
+ */
+export const MAX_ITEMS_PER_POLL = 2000;
+
+/** How far before the end of the last page the next page of a trigger's read starts (see Continuity). */
+export const PAGE_OVERLAP = 3;
+
+/** How far before where a cut read stopped the next poll resumes: room for deletions in between. */
+const RESUME_OVERLAP = 25;
+
+/**
+ * What one poll may still read: always one page, so that a tight budget still makes progress;
+ * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL and MAX_ITEMS_PER_POLL. Its deadline also bounds
+ * every wait of the transport (a Retry-After longer than the budget ends the poll's reading).
+ */
+export class PollAllowance {
+	private pages = 0;
+	private spent = false;
+	/** Responses this poll is going to emit. */
+	private items = 0;
+
+	constructor(readonly deadline: number) {}
+
+	mayRead(): boolean {
+		if (this.pages === 0) return true;
+		return (
+			!this.spent &&
+			this.pages < MAX_PAGES_PER_POLL &&
+			this.items < MAX_ITEMS_PER_POLL &&
+			Date.now() <= this.deadline
+		);
+	}
+
+	readonly onItem = (): void => {
+		this.items++;
+	};
+
+	readonly onPage = (): void => {
+		this.pages++;
+	};
+
+	/**
+	 * Reads a form's responses from `start` (the beginning of `since` when absent) while the
+	 * allowance lasts, handing each page to `handle`, and proving with a Continuity that nothing
+	 * is skipped between pages, nor since the read `start` resumes. A wait of the transport that
+	 * would pass the deadline ends the poll's reading like the budget does; any other failure is
+	 * returned with what was read before it.
+	 */
+	async readForm(
+		context: IPollFunctions,
+		query: ResponsesQuery,
+		start: ResumePoint | undefined,
+		handle: (responses: FormResponse[]) => void,
+	): Promise<FormRead> {
+		const offset = start ? Math.max(0, start.offset - RESUME_OVERLAP) : 0;
+		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
+		let cut = false;
+		let startedAtMs = start?.startedAtMs;
+		let endOfPage = offset;
+		// Until a page is handed over, a resumed read still stands where it was.
+		let end = start?.offset ?? 0;
+		const pages = iterateResponses.call(
+			context,
+			{ ...query, deadlineMs: this.deadline },
+			{
+				startOffset: offset,
+				continuity,
+				shouldStop: () => {
+					if (this.mayRead()) return false;
+					cut = true;
+					return true;
+				},
+				onPage: (page, pageOffset) => {
+					this.onPage();
+					startedAtMs ??= page.serviceTimeMs;
+					endOfPage = pageOffset + page.responses.length;
+				},
+			},
+		);
+		const readAll = async () => {
+			for await (const page of pages) {
+				handle(page);
+				end = endOfPage;
+			}
+		};
+		const failure = await readAll().then(
+			() => undefined,
+			(error: unknown) => error ?? new Error('The read failed'),
+		);
+		if (failure !== undefined && isDeadlineError(failure)) {
+			this.spent = true;
+			cut = true;
+		}
+		const read: FormRead = {
+			end,
+			cut,
+			proven: continuity.proven,
+			anchors: continuity.anchors,
+			fromStart: offset === 0,
+			startedAtMs,
+		};
+		if (failure !== undefined && !cut) read.failure = failure;
+		return read;
+	}
+}
+
+/** How one read of a form ended (see PollAllowance.readForm). */
+interface FormRead {
+	/** The offset after the last page handed over. */
+	end: number;
+	/** Stopped by the poll's page cap, budget or deadline before the end. */
+	cut: boolean;
+	/** Every page boundary found its anchor (see Continuity). */
+	proven: boolean;
+	/** What a read that goes on from `end` must find. */
+	anchors: Anchor[];
+	/** The read began at the start of `since`, so it saw every response the API returns. */
+	fromStart: boolean;
+	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
+	startedAtMs?: number;
+	failure?: unknown;
+}

@@ -1,0 +1,71 @@
+/**
+ * Which forms a poll watches: one form; or the list of forms (one request), which also says which
+ * forms changed, filtered to the selected ones with Selected Forms.
+ */
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { apiRequest, serviceTimeMs } from '../shared/transport';
+import { errorForMalformedBody } from '../shared/transport/errors';
+import { FORM_LIST } from '../shared/transport/shapes';
+import { PollAllowance } from './allowance';
+import type { TriggerSettings } from './settings';
+
+/** A watched form; with several forms, also what the listing says about it. */
+export interface WatchedForm {
+	id: string;
+	title?: string;
+	responseCount?: number;
+	updatedAt?: string;
+	/** Selected Forms: a selected form the listing lacks. It is read all the same. */
+	unlisted?: boolean;
+}
+
+export interface Listing {
+	forms: WatchedForm[];
+	/** The service's clock when it answered the listing (All Forms only). */
+	serviceNowMs?: number;
+}
+
+export async function listWatchedForms(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	allowance?: PollAllowance,
+): Promise<Listing> {
+	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
+	// FORM_LIST checks the shape where the answer arrives: a list of objects.
+	const { body, headers } = await (apiRequest<{ forms: IDataObject[] }>).call(context, {
+		path: ['forms'],
+		deadlineMs: allowance?.deadline,
+		expect: FORM_LIST,
+	});
+	const forms = watchedForms(body.forms);
+	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
+	if (!forms) throw errorForMalformedBody(context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
+	const serviceNowMs = serviceTimeMs(headers);
+	if (settings.watch === 'allForms') return { forms, serviceNowMs };
+	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
+	// since a listing may leave out a form that is still there.
+	const listed = new Map(forms.map((form) => [form.id, form]));
+	const selected = (settings.formIds ?? []).map((id): WatchedForm => listed.get(id) ?? { id, unlisted: true });
+	return { forms: selected, serviceNowMs };
+}
+
+/** The forms of a listing the trigger can watch, or undefined when not one of them has an id. */
+function watchedForms(list: IDataObject[]): WatchedForm[] | undefined {
+	const forms: WatchedForm[] = [];
+	for (const { id, title, responseCount, updatedAt } of list) {
+		// One entry the trigger cannot name is left out; it must not hold up the other forms.
+		const formId = typeof id === 'number' && Number.isFinite(id) ? String(id) : id;
+		if (typeof formId !== 'string' || formId === '') continue;
+		forms.push({
+			id: formId,
+			title: typeof title === 'string' ? title : undefined,
+			responseCount: typeof responseCount === 'number' ? responseCount : undefined,
+			updatedAt: typeof updatedAt === 'string' ? updatedAt : undefined,
+		});
+	}
+	// Not one form with an id: this is no list of forms, and taking it as one would look like
+	// every form went away.
+	if (list.length && !forms.length) return undefined;
+	return forms;
+}

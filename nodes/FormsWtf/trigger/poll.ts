@@ -1,0 +1,101 @@
+/**
+ * The trigger's poll: reads the stored state n8n hands over, reads the forms, and writes the new
+ * state back only when this poll is still the current one. The parts live beside this file:
+ * settings, listing, activation, newResponses (later polls), formsToRead, existing, testEvent,
+ * allowance, and state (the stored state and its lifecycle) with cursor.
+ */
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { asNodeError, isTransientError } from '../shared/transport/errors';
+import type { TriggerState } from './state';
+import { markPolled, readState, startedAt, unlessAlreadyPolling, writeState } from './state';
+import { activate, followSelection, serviceClock } from './activation';
+import { PollAllowance } from './allowance';
+import { listWatchedForms } from './listing';
+import { warn } from './log';
+import { pollOnce } from './newResponses';
+import { readSettings, scopeOf } from './settings';
+import { sampleNewest } from './testEvent';
+
+/** Share of n8n's poll budget we spend reading, leaving room to hand the items over. */
+const BUDGET_SHARE = 0.8;
+
+/** n8n's poll budget when it does not say (before 2.41): 5 minutes. */
+const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
+
+/** Transient failures in a row that are waited out quietly before the user is told. */
+const QUIET_FAILURES = 5;
+
+export async function pollResponses(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const context = contextOfThisPoll(this);
+	const settings = readSettings(context);
+	if (context.getMode() === 'manual') return await sampleNewest(context, settings);
+
+	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
+	const scope = scopeOf(settings);
+	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
+	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
+		const staticData = context.getWorkflowStaticData('node');
+		const laterPollOfActivation = markPolled(staticData);
+		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
+		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
+		const allowance = new PollAllowance(Date.now() + budgetMs * BUDGET_SHARE);
+		/** Writes the state, unless this poll ran so long that another poll took over. */
+		const commit = (next: TriggerState): boolean => {
+			if (!stillCurrent()) return false;
+			writeState(staticData, next);
+			return true;
+		};
+		try {
+			const listing = await listWatchedForms(context, settings, allowance);
+			if (!state) {
+				const { items, next } = await activate(context, settings, scope, listing, allowance);
+				return commit(next) && items.length ? [items] : null;
+			}
+			if (settings.watch === 'selectedForms') await followSelection(context, settings, state, listing, restartAtNow, allowance);
+			if (restartAtNow.length) {
+				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
+				// The Date header has whole seconds: the end of that second is after every response
+				// that existed when the service answered, so none is emitted again.
+				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
+			}
+			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
+			delete next.failures;
+			if (failingForm && !items.length && laterPollOfActivation) {
+				// A form that keeps failing is reported as an error of the workflow, on a poll that
+				// has nothing else to emit: the other forms' responses are never held back for it.
+				// Never on n8n's activation poll: its error would fail the activation (markPolled).
+				const cursor = next.forms[failingForm.formId];
+				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
+				if (commit(next)) throw failingForm.error;
+				return null;
+			}
+			return commit(next) && items.length ? [items] : null;
+		} catch (error) {
+			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
+			// The cursors stay as n8n stored them: the next poll reads the same window again.
+			const failures = (state.failures ?? 0) + 1;
+			if (!commit({ ...state, failures })) return null;
+			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
+			warn(context, `poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`);
+			return null;
+		}
+	});
+	return result ?? null;
+}
+
+/**
+ * n8n keeps one poll context for every poll of an activation, and the transport reads the
+ * credential's base URL once per context. A context of its own for each poll (everything else
+ * inherited) makes every poll read the credential again: after the user edits it (a new key, a
+ * production base URL), the next poll uses the new one.
+ */
+function contextOfThisPoll(context: IPollFunctions): IPollFunctions {
+	return Object.create(context) as IPollFunctions;
+}
+
+function pollBudgetMs(context: IPollFunctions): number | undefined {
+	// getPollBudgetMs is new in n8n 2.41; older n8n gives no budget.
+	const budget = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
+	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : undefined;
+}
