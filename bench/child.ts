@@ -12,7 +12,7 @@ import { join } from 'path';
 import { HarnessControl } from '../test/harness';
 import { activatePollTrigger, configureRunner, runWorkflow } from '../test/runner';
 import { credentialsFor, formById, nodeTypes, pollTrigger, runFormsWtf, triggerNode } from '../test/support/formsWtf';
-import { retryPolicy } from '../nodes/FormsWtf/shared/transport/retry';
+import { testRetryPolicy } from '../test/support/retryPolicy';
 import { bareDownload, bareReturnAll, closeBareAgent } from './lib/bare';
 import { useInMemoryDeduplication } from './lib/dedup';
 import { startManyFormsApi } from './lib/manyForms';
@@ -196,7 +196,7 @@ async function returnAllOnce(job: ReturnAllJob, formId: string, apiKey: string) 
 
 async function returnAll(job: ReturnAllJob, control: HarnessControl): Promise<ChildReport> {
 	// Waits tuned for the service's 60 s window, and Retry-After's seconds, run at the window's scale.
-	if (job.retryScale !== undefined) retryPolicy.timeScale = job.retryScale;
+	if (job.retryScale !== undefined) testRetryPolicy.timeScale = job.retryScale;
 	// n8n's own nodes are loaded in a real n8n process whichever node runs, and a process that
 	// holds them starts with more heap committed, which absorbs a small Return All without a
 	// rise in RSS. Every client's process loads them, so all start from the same heap.

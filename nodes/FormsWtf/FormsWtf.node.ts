@@ -5,6 +5,7 @@ import * as form from './actions/form';
 import * as response from './actions/response';
 import { router } from './actions/router';
 import { listSearch } from './shared/methods';
+import type { TransportSettings } from './shared/transport';
 
 export class FormsWtf implements INodeType {
 	description: INodeTypeDescription = {
@@ -39,7 +40,12 @@ export class FormsWtf implements INodeType {
 
 	methods = { listSearch };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+	readonly execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
+
+	/** n8n builds the node without arguments; tests and benchmarks pass a retry policy of their own. */
+	constructor(transport: TransportSettings = {}) {
+		this.execute = async function (this: IExecuteFunctions) {
+			return await router.call(this, transport);
+		};
 	}
 }

@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { listSearch, loadOptions } from './shared/methods';
 import { triggerProperties } from './trigger/description';
+import type { TransportSettings } from './shared/transport';
 import { pollResponses } from './trigger/poll';
 
 export class FormsWtfTrigger implements INodeType {
@@ -26,7 +27,12 @@ export class FormsWtfTrigger implements INodeType {
 
 	methods = { listSearch, loadOptions };
 
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollResponses.call(this);
+	readonly poll: (this: IPollFunctions) => Promise<INodeExecutionData[][] | null>;
+
+	/** n8n builds the node without arguments; tests and benchmarks pass a retry policy of their own. */
+	constructor(transport: TransportSettings = {}) {
+		this.poll = async function (this: IPollFunctions) {
+			return await pollResponses(this, transport);
+		};
 	}
 }

@@ -11,11 +11,11 @@
  * While a poll runs, the host's `Date.now` is the server's virtual clock (the poll budget and
  * Retry-After dates count virtual time) and `Math.random` a seeded generator (the transport's
  * backoff jitter), so that a schedule replays exactly; the transport's waits advance the
- * virtual clock at once (`retryPolicy.wait`, installed by `useVirtualWaits`).
+ * virtual clock at once (`testRetryPolicy.wait`, installed by `useVirtualWaits`).
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import type { ActivePollTrigger } from '../runner';
 import { activatePollTrigger } from '../runner';
 import { credentialsFor, nodeTypes, triggerNode } from '../support/formsWtf';
@@ -32,8 +32,8 @@ export interface TickOutcome {
 
 /** The transport's retry waits move the server's clock instead of sleeping. Returns the undo. */
 export function useVirtualWaits(server: SimServer): () => void {
-	retryPolicy.wait = async (ms) => await server.wait(ms);
-	return () => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY);
+	testRetryPolicy.wait = async (ms) => await server.wait(ms);
+	return () => resetTestRetryPolicy();
 }
 
 export class SimTriggerSession {

@@ -8,6 +8,7 @@ import { FormsWtfApi } from '../../credentials/FormsWtfApi.credentials';
 // The ".js" keeps Node's resolver (under tsx) from picking the codex file `FormsWtf.node.json`.
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
 import { FormsWtfTrigger } from '../../nodes/FormsWtf/FormsWtfTrigger.node.js';
+import { testRetryPolicy } from './retryPolicy';
 import type { RunnerCredentials, RunnerNodeTypes, RunResult, RunPollArgs, RunPollResult } from '../runner';
 import { runnerStartNode, runPoll, runWorkflow } from '../runner';
 
@@ -15,8 +16,8 @@ export const NODE_TYPE = 'n8n-nodes-formswtf.formsWtf';
 export const TRIGGER_TYPE = 'n8n-nodes-formswtf.formsWtfTrigger';
 
 export const nodeTypes: RunnerNodeTypes = {
-	[NODE_TYPE]: new FormsWtf(),
-	[TRIGGER_TYPE]: new FormsWtfTrigger(),
+	[NODE_TYPE]: new FormsWtf({ retryPolicy: testRetryPolicy }),
+	[TRIGGER_TYPE]: new FormsWtfTrigger({ retryPolicy: testRetryPolicy }),
 };
 
 export function credentialsFor(baseUrl: string, apiKey: string): RunnerCredentials {

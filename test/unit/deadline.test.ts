@@ -1,12 +1,12 @@
-import { apiRequest, MIN_DEADLINE_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
+import { MIN_DEADLINE_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
 import { isDeadlineError, isTransientError } from '../../nodes/FormsWtf/shared/transport/errors';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy } from '../support/retryPolicy';
 import { API_KEY } from './fixtures';
 import type { ScriptedAnswer } from './transportClient';
 import { scriptedClient, START, useScriptedClock } from './transportClient';
 
 useScriptedClock();
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+afterEach(() => resetTestRetryPolicy());
 
 const FORMS = { status: 200, body: JSON.stringify({ forms: [] }) };
 
@@ -14,7 +14,7 @@ async function getForms(answers: ScriptedAnswer[], extra: { deadlineMs?: number;
 	const client = scriptedClient(answers, { apiKey: API_KEY });
 	let error: unknown;
 	try {
-		await (apiRequest<unknown>).call(client.context, { path: ['forms'], ...extra });
+		await client.transport.request<unknown>({ path: ['forms'], ...extra });
 	} catch (caught) {
 		error = caught;
 	}

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 
 /**
  * What the unit tests share whether they mock HTTP with nock or serve it from a real local
@@ -8,8 +8,8 @@ export const API_KEY = 'fwtf_unit_test_secret_key_0123456789';
 
 /** Retries with millisecond waits, so that tests of retry logic stay quick. */
 export function useFastRetries(): void {
-	beforeEach(() => Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 3_000, minDelayMs: 1 }));
-	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	beforeEach(() => Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 3_000, minDelayMs: 1 }));
+	afterEach(() => resetTestRetryPolicy());
 }
 
 export function response(id: string, submittedAt = '2026-01-01T00:00:00.000Z') {

@@ -8,9 +8,10 @@
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import nock from 'nock';
 
-import { apiRequest, buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
+import { buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
 import { describeBody, secretForms } from '../../nodes/FormsWtf/shared/transport/errors';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { searchForms } from '../../nodes/FormsWtf/shared/methods/listSearch';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY } from './fixtures';
@@ -23,13 +24,13 @@ useScriptedClock();
 /** The real policy (1 s floor, 15 retries of a 429, 75 s budget), with a clock that only records. */
 let waits: number[];
 beforeEach(() => {
-	Object.assign(retryPolicy, DEFAULT_RETRY_POLICY);
+	resetTestRetryPolicy();
 	waits = [];
-	retryPolicy.wait = async (ms) => {
+	testRetryPolicy.wait = async (ms) => {
 		waits.push(ms);
 	};
 });
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+afterEach(() => resetTestRetryPolicy());
 
 const LIST_FORMS = { resource: 'form', operation: 'getAll' };
 const GET_FORM = { resource: 'form', operation: 'get', formId: formById('f1') };
@@ -304,7 +305,7 @@ describe('hostile input: refused before any request', () => {
 			{ path: ['forms'], timeoutMs: Number.POSITIVE_INFINITY },
 		]) {
 			const client = scriptedClient([{ status: 200, body: '{"forms":[]}' }], { apiKey: API_KEY });
-			await expect((apiRequest<unknown>).call(client.context, request)).rejects.toThrow(/not a valid form ID|Timeout must be at most/);
+			await expect(client.transport.request<unknown>(request)).rejects.toThrow(/not a valid form ID|Timeout must be at most/);
 			expect(client.sent).toHaveLength(0);
 			jest.restoreAllMocks();
 		}

@@ -2,7 +2,7 @@ import http from 'http';
 import type { AddressInfo } from 'net';
 
 import { Continuity, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/shared/transport/paging';
-import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { testRetryPolicy } from '../support/retryPolicy';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY, response, useFastRetries } from './fixtures';
 
@@ -159,7 +159,7 @@ describe('paging: reading ahead', () => {
 	it('stops waiting to retry a page read ahead once the walk has failed', async () => {
 		// A clock of our own: a wait ends only when its signal stops it.
 		const waits: Array<{ ms: number; signal?: AbortSignal }> = [];
-		retryPolicy.wait = async (ms, signal) => {
+		testRetryPolicy.wait = async (ms, signal) => {
 			waits.push({ ms, signal });
 			await new Promise<void>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
 		};

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'net';
 import nock from 'nock';
 
 import { runFormsWtf, formById } from '../support/formsWtf';
-import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { testRetryPolicy } from '../support/retryPolicy';
 import { API_KEY, response, useFastRetries } from './fixtures';
 import { api, BASE_URL, isolateNetwork } from './nockApi';
 
@@ -123,7 +123,7 @@ describe('transport: retries', () => {
 			.get(ENCODED_PATH)
 			.query(true)
 			.reply(200, page(['a'], 1, false));
-		Object.assign(retryPolicy, { maxRateLimitWaitMs: 75_000 });
+		Object.assign(testRetryPolicy, { maxRateLimitWaitMs: 75_000 });
 		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
 		expect(result.status).toBe('success');
 		// An HTTP date has whole seconds: between 59 and 60 s are left of the minute.
@@ -270,7 +270,7 @@ describe('transport: bodies and base URL', () => {
 /** A clock for the retry waits: each wait is recorded and ends at once (useFastRetries restores it). */
 function recordWaits(): number[] {
 	const waits: number[] = [];
-	retryPolicy.wait = async (ms) => {
+	testRetryPolicy.wait = async (ms) => {
 		waits.push(ms);
 	};
 	return waits;

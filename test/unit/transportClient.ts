@@ -8,7 +8,8 @@ import { Readable } from 'stream';
 import type { IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
 import type { FormsWtfContext } from '../../nodes/FormsWtf/shared/transport';
-import { retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { FormsWtfClient } from '../../nodes/FormsWtf/shared/transport';
+import { testRetryPolicy } from '../support/retryPolicy';
 
 export type ScriptedAnswer =
 	| { status: number; headers?: Record<string, string>; body?: string }
@@ -17,6 +18,8 @@ export type ScriptedAnswer =
 
 export interface ScriptedClient {
 	context: FormsWtfContext;
+	/** The transport's client on that context, with the tests' retry policy. */
+	transport: FormsWtfClient;
 	/** The options of every request sent, in order. */
 	sent: IHttpRequestOptions[];
 	/** Every retry wait asked for, in ms. */
@@ -41,7 +44,7 @@ const node: INode = {
 /**
  * A context whose requests take `answers` in turn (the last one again when they run out, so a
  * runaway loop is counted, not hung) and whose waits advance the clock. Call in a test; the
- * clock and retryPolicy.wait are put back by `restoreClock` (use `useScriptedClock`).
+ * clock and testRetryPolicy.wait are put back by `restoreClock` (use `useScriptedClock`).
  */
 export function scriptedClient(
 	answers: ScriptedAnswer[],
@@ -52,7 +55,7 @@ export function scriptedClient(
 	jest.spyOn(Date, 'now').mockImplementation(() => clock);
 	const sent: IHttpRequestOptions[] = [];
 	const waits: number[] = [];
-	retryPolicy.wait = async (ms) => {
+	testRetryPolicy.wait = async (ms) => {
 		waits.push(ms);
 		clock += ms;
 	};
@@ -77,7 +80,14 @@ export function scriptedClient(
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { context, sent, waits, now: () => clock, left: () => Math.max(0, answers.length - next) };
+	return {
+		context,
+		transport: new FormsWtfClient(context, { retryPolicy: testRetryPolicy }),
+		sent,
+		waits,
+		now: () => clock,
+		left: () => Math.max(0, answers.length - next),
+	};
 }
 
 export function useScriptedClock(): void {

@@ -10,7 +10,8 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { runWorkflow } from '../runner';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { credentialsFor, formById, formsWtfNode, nodeTypes, runFormsWtf, triggerNode } from '../support/formsWtf';
 
 const LARGE = 5_000;
@@ -175,11 +176,11 @@ describe('when the server is slow, busy or answers out of order', () => {
 	});
 	beforeEach(async () => {
 		await slow.control.reset();
-		Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4 });
+		Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4 });
 		seeded = (await readAll(slow, formId)).map((response) => String(response.id));
 		await slow.control.clearRequestLog();
 	});
-	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	afterEach(() => resetTestRetryPolicy());
 	afterAll(async () => await slow.close());
 
 	const getMany = (extra: IDataObject = {}) =>
@@ -284,13 +285,13 @@ describe('hostile answers from the local API', () => {
 		await hostile.control.reset();
 		waits = [];
 		// The real retry rules with a floor of 20 ms instead of 1 s, and the waits recorded.
-		Object.assign(retryPolicy, { minDelayMs: 20, baseDelayMs: 1, maxDelayMs: 4, maxRateLimitRetries: 5 });
-		retryPolicy.wait = async (ms, signal) => {
+		Object.assign(testRetryPolicy, { minDelayMs: 20, baseDelayMs: 1, maxDelayMs: 4, maxRateLimitRetries: 5 });
+		testRetryPolicy.wait = async (ms, signal) => {
 			waits.push(ms);
 			await DEFAULT_RETRY_POLICY.wait(ms, signal);
 		};
 	});
-	afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+	afterEach(() => resetTestRetryPolicy());
 	afterAll(async () => await hostile.close());
 
 	const runHostile = (parameters: IDataObject, apiKey = hostile.keys.team) =>

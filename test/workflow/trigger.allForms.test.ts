@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { MAX_ITEMS_PER_POLL, MAX_PAGES_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
 import { SWEEP_POLLS } from '../../nodes/FormsWtf/trigger/formsToRead';
 import { formById } from '../support/formsWtf';
@@ -20,9 +20,9 @@ beforeAll(async () => {
 afterAll(async () => await harness.close());
 beforeEach(async () => {
 	await harness.control.reset();
-	Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
+	Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
 });
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+afterEach(() => resetTestRetryPolicy());
 
 const allForms: IDataObject = { watch: 'allForms', options: {} };
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);

@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { readAllPages } from '../harness/testHelpers';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { MAX_ITEMS_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
@@ -20,9 +20,9 @@ beforeAll(async () => {
 afterAll(async () => await harness.close());
 beforeEach(async () => {
 	await harness.control.reset();
-	Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
+	Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
 });
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+afterEach(() => resetTestRetryPolicy());
 
 const ids = (items: Array<{ id?: unknown }>) => items.map((item) => item.id as string);
 const readAll = async (formId: string) => (await readAllPages(harness, formId, 1000)).responses;

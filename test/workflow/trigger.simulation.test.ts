@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FaultSpec, FormResponse, RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/allowance';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
@@ -24,8 +24,8 @@ beforeAll(async () => {
 	harness = await startHarness({ rateLimit: false });
 });
 afterAll(async () => await harness.close());
-beforeEach(() => Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 50 }));
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+beforeEach(() => Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 50 }));
+afterEach(() => resetTestRetryPolicy());
 
 const FAULTS: FaultSpec[] = [
 	{ kind: 'status', status: 500, times: 4 },

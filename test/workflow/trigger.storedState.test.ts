@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { ensureRunnerReady } from '../runner/setup';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
@@ -26,10 +26,10 @@ beforeAll(async () => {
 afterAll(async () => await harness.close());
 beforeEach(async () => {
 	await harness.control.reset();
-	Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
+	Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
 });
 afterEach(() => {
-	Object.assign(retryPolicy, DEFAULT_RETRY_POLICY);
+	resetTestRetryPolicy();
 	jest.restoreAllMocks();
 });
 

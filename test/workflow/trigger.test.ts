@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
-import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../nodes/FormsWtf/shared/transport/retry';
+import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/allowance';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
@@ -19,9 +19,9 @@ beforeAll(async () => {
 afterAll(async () => await harness.close());
 beforeEach(async () => {
 	await harness.control.reset();
-	Object.assign(retryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
+	Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 100 });
 });
-afterEach(() => Object.assign(retryPolicy, DEFAULT_RETRY_POLICY));
+afterEach(() => resetTestRetryPolicy());
 
 const oneForm = (id: string, options: IDataObject = {}): IDataObject => ({ watch: 'form', formId: formById(id), options });
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);

@@ -24,7 +24,6 @@ const NO_SERVICE_CLOCK_MARGIN_MS = 60 * 60 * 1000;
  * now, as at an activation (see startWatching).
  */
 export async function followSelection(
-	context: IPollFunctions,
 	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
@@ -35,8 +34,8 @@ export async function followSelection(
 	for (const formId of Object.keys(state.forms)) if (!selected.has(formId)) delete state.forms[formId];
 	const added = listing.forms.filter((form) => !state.forms[form.id] && !restartAtNow.includes(form.id));
 	if (!added.length) return;
-	const nowMs = listing.serviceNowMs ?? (await serviceClock(context, added[0].id, allowance));
-	for (const form of added) state.forms[form.id] = await startWatching(context, settings, form, nowMs, state.rev, allowance);
+	const nowMs = listing.serviceNowMs ?? (await serviceClock(added[0].id, allowance));
+	for (const form of added) state.forms[form.id] = await startWatching(settings, form, nowMs, state.rev, allowance);
 }
 
 /**
@@ -57,7 +56,7 @@ export async function activate(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
-	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(context, forms[0].id, allowance);
+	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(forms[0].id, allowance);
 	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
@@ -75,7 +74,7 @@ export async function activate(
 		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
 		return { items, next: { ...next, rev: 0 } };
 	}
-	for (const form of forms) state.forms[form.id] = await startWatching(context, settings, form, activatedAtMs, 0, allowance);
+	for (const form of forms) state.forms[form.id] = await startWatching(settings, form, activatedAtMs, 0, allowance);
 	return { items: [], next: state };
 }
 
@@ -86,7 +85,6 @@ export async function activate(
  * now starts at the moment itself (`startedAt`), and is read from the next poll on.
  */
 async function startWatching(
-	context: IPollFunctions,
 	settings: TriggerSettings,
 	form: WatchedForm,
 	atMs: number,
@@ -103,7 +101,7 @@ async function startWatching(
 	const existing: HandledVersion[] = [];
 	const undated: string[] = [];
 	let arrived = false;
-	const read = await allowance.readForm(context, { formId: form.id, since: windowStart.since }, undefined, (page) => {
+	const read = await allowance.readForm({ formId: form.id, since: windowStart.since }, undefined, (page) => {
 		for (const response of page) {
 			const responseAtMs = submittedAtMs(response);
 			if (responseAtMs !== undefined && responseAtMs < windowStartMs) continue;
@@ -125,8 +123,8 @@ async function startWatching(
  * The service's clock, from the Date header of one small read of a form; the n8n host's clock
  * minus a margin when the service sends none.
  */
-export async function serviceClock(context: IPollFunctions, formId: string, allowance: PollAllowance): Promise<number> {
-	const probe = await getResponsesPage.call(context, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline });
+export async function serviceClock(formId: string, allowance: PollAllowance): Promise<number> {
+	const probe = await getResponsesPage(allowance.client, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline });
 	allowance.onPage();
 	return probe.serviceTimeMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 }

@@ -2,9 +2,8 @@
  * What one poll may read (pages, responses to emit, n8n's poll budget), and the read of one form
  * within it, proven whole page by page (Continuity).
  */
-import type { IPollFunctions } from 'n8n-workflow';
-
 import { isDeadlineError } from '../shared/transport/errors';
+import type { FormsWtfClient } from '../shared/transport';
 import { Continuity, iterateResponses } from '../shared/transport/paging';
 import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
@@ -43,7 +42,10 @@ export class PollAllowance {
 	/** Responses this poll is going to emit. */
 	private items = 0;
 
-	constructor(readonly deadline: number) {}
+	constructor(
+		readonly client: FormsWtfClient,
+		readonly deadline: number,
+	) {}
 
 	mayRead(): boolean {
 		if (this.pages === 0) return true;
@@ -71,7 +73,6 @@ export class PollAllowance {
 	 * returned with what was read before it.
 	 */
 	async readForm(
-		context: IPollFunctions,
 		query: ResponsesQuery,
 		start: ResumePoint | undefined,
 		handle: (responses: FormResponse[]) => void,
@@ -83,8 +84,8 @@ export class PollAllowance {
 		let endOfPage = offset;
 		// Until a page is handed over, a resumed read still stands where it was.
 		let end = start?.offset ?? 0;
-		const pages = iterateResponses.call(
-			context,
+		const pages = iterateResponses(
+			this.client,
 			{ ...query, deadlineMs: this.deadline },
 			{
 				startOffset: offset,

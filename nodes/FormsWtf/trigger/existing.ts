@@ -1,6 +1,4 @@
 /** The newest N existing responses (On Activation, Emit), found over as many polls as needed. */
-import type { IPollFunctions } from 'n8n-workflow';
-
 import { isTransientError } from '../shared/transport/errors';
 import { compareOldestFirst, submittedAtMs } from './cursor';
 import type { FormCursor, TriggerState } from './state';
@@ -27,7 +25,6 @@ const BEGINNING = new Date(0).toISOString();
  * chosen ones and everything newer, also what arrived meanwhile.
  */
 export async function readExisting(
-	context: IPollFunctions,
 	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
@@ -66,7 +63,7 @@ export async function readExisting(
 			// Choosing the newest existing ones needs no proof of continuity: what they choose is
 			// only where emitting starts, and everything after it is read by the cursor.
 			const start = cursor.backfillOffset > 0 ? { offset: cursor.backfillOffset, anchors: [] } : undefined;
-			const read = await allowance.readForm(context, { formId, since }, start, (page) => {
+			const read = await allowance.readForm({ formId, since }, start, (page) => {
 				for (const response of page) {
 					const atMs = submittedAtMs(response);
 					// Responses after activation are new ones, emitted in any case.

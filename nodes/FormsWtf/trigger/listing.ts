@@ -2,9 +2,10 @@
  * Which forms a poll watches: one form; or the list of forms (one request), which also says which
  * forms changed, filtered to the selected ones with Selected Forms.
  */
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { apiRequest, serviceTimeMs } from '../shared/transport';
+import type { FormsWtfClient } from '../shared/transport';
+import { serviceTimeMs } from '../shared/transport';
 import { errorForMalformedBody } from '../shared/transport/errors';
 import { FORM_LIST } from '../shared/transport/shapes';
 import { PollAllowance } from './allowance';
@@ -27,20 +28,20 @@ export interface Listing {
 }
 
 export async function listWatchedForms(
-	context: IPollFunctions,
 	settings: TriggerSettings,
+	client: FormsWtfClient,
 	allowance?: PollAllowance,
 ): Promise<Listing> {
 	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
 	// FORM_LIST checks the shape where the answer arrives: a list of objects.
-	const { body, headers } = await (apiRequest<{ forms: IDataObject[] }>).call(context, {
+	const { body, headers } = await client.request<{ forms: IDataObject[] }>({
 		path: ['forms'],
 		deadlineMs: allowance?.deadline,
 		expect: FORM_LIST,
 	});
 	const forms = watchedForms(body.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
-	if (!forms) throw errorForMalformedBody(context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
+	if (!forms) throw errorForMalformedBody(client.context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
 	const serviceNowMs = serviceTimeMs(headers);
 	if (settings.watch === 'allForms') return { forms, serviceNowMs };
 	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,

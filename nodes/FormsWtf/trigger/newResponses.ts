@@ -60,7 +60,7 @@ export async function pollOnce(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
 	if (next.backfill) {
-		await readExisting(context, settings, next, listing, allowance);
+		await readExisting(settings, next, listing, allowance);
 		if (next.backfill) return { items: [], next };
 	}
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
@@ -79,7 +79,7 @@ export async function pollOnce(
 		const handled: HandledVersion[] = [];
 		const undated: string[] = [];
 		const sinceMs = Date.parse(cursor.since);
-		const read = await allowance.readForm(context, { formId: form.id, since: cursor.since }, cursor.resume, (page) => {
+		const read = await allowance.readForm({ formId: form.id, since: cursor.since }, cursor.resume, (page) => {
 			for (const response of page) {
 				const atMs = submittedAtMs(response);
 				// Before the bound: a server that compares `since` coarsely (or not at all) returns

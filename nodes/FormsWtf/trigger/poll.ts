@@ -6,6 +6,8 @@
  */
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import type { TransportSettings } from '../shared/transport';
+import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
 import type { TriggerState } from './state';
 import { markPolled, readState, startedAt, unlessAlreadyPolling, writeState } from './state';
@@ -26,10 +28,16 @@ const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 /** Transient failures in a row that are waited out quietly before the user is told. */
 const QUIET_FAILURES = 5;
 
-export async function pollResponses(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const context = contextOfThisPoll(this);
+export async function pollResponses(
+	context: IPollFunctions,
+	transport: TransportSettings = {},
+): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(context);
-	if (context.getMode() === 'manual') return await sampleNewest(context, settings);
+	// A client of its own for each poll: n8n keeps one poll context for every poll of an
+	// activation, and each poll reads the credential again, so an edited key or base URL is
+	// used from the next poll on.
+	const client = new FormsWtfClient(context, transport);
+	if (context.getMode() === 'manual') return await sampleNewest(context, settings, client);
 
 	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
 	const scope = scopeOf(settings);
@@ -39,7 +47,7 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 		const laterPollOfActivation = markPolled(staticData);
 		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
 		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
-		const allowance = new PollAllowance(Date.now() + budgetMs * BUDGET_SHARE);
+		const allowance = new PollAllowance(client, Date.now() + budgetMs * BUDGET_SHARE);
 		/** Writes the state, unless this poll ran so long that another poll took over. */
 		const commit = (next: TriggerState): boolean => {
 			if (!stillCurrent()) return false;
@@ -47,14 +55,14 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 			return true;
 		};
 		try {
-			const listing = await listWatchedForms(context, settings, allowance);
+			const listing = await listWatchedForms(settings, client, allowance);
 			if (!state) {
 				const { items, next } = await activate(context, settings, scope, listing, allowance);
 				return commit(next) && items.length ? [items] : null;
 			}
-			if (settings.watch === 'selectedForms') await followSelection(context, settings, state, listing, restartAtNow, allowance);
+			if (settings.watch === 'selectedForms') await followSelection(settings, state, listing, restartAtNow, allowance);
 			if (restartAtNow.length) {
-				const nowMs = listing.serviceNowMs ?? (await serviceClock(context, restartAtNow[0], allowance));
+				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow[0], allowance));
 				// The Date header has whole seconds: the end of that second is after every response
 				// that existed when the service answered, so none is emitted again.
 				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
@@ -84,15 +92,6 @@ export async function pollResponses(this: IPollFunctions): Promise<INodeExecutio
 	return result ?? null;
 }
 
-/**
- * n8n keeps one poll context for every poll of an activation, and the transport reads the
- * credential's base URL once per context. A context of its own for each poll (everything else
- * inherited) makes every poll read the credential again: after the user edits it (a new key, a
- * production base URL), the next poll uses the new one.
- */
-function contextOfThisPoll(context: IPollFunctions): IPollFunctions {
-	return Object.create(context) as IPollFunctions;
-}
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {
 	// getPollBudgetMs is new in n8n 2.41; older n8n gives no budget.

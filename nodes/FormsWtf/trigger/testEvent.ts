@@ -3,6 +3,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError } from '../shared/transport/errors';
+import type { FormsWtfClient } from '../shared/transport';
 import { getResponsesPage, MAX_PAGE_SIZE } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import { compareOldestFirst, submittedAtMs } from './cursor';
@@ -31,8 +32,9 @@ const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_M
 export async function sampleNewest(
 	context: IPollFunctions,
 	settings: TriggerSettings,
+	client: FormsWtfClient,
 ): Promise<INodeExecutionData[][]> {
-	const listing = await listWatchedForms(context, settings);
+	const listing = await listWatchedForms(settings, client);
 	let serviceNowMs = listing.serviceNowMs;
 	let best: Candidate | undefined;
 	const consider = (responses: FormResponse[], form: WatchedForm) => {
@@ -44,7 +46,7 @@ export async function sampleNewest(
 	const larger: WatchedForm[] = [];
 	let failure: unknown;
 	for (const form of formsToSample(listing.forms)) {
-		const page = await getResponsesPage.call(context, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 }).then(
+		const page = await getResponsesPage(client, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 }).then(
 			(answer) => answer,
 			(error: unknown) => {
 				// One form of several that cannot be read does not keep the others from showing one.
@@ -65,7 +67,7 @@ export async function sampleNewest(
 		const sinceMs = serviceNowMs - windowMs;
 		for (const form of larger) {
 			const since = new Date(sinceMs).toISOString();
-			const page = await getResponsesPage.call(context, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
+			const page = await getResponsesPage(client, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
 			consider(page.responses, form);
 		}
 		// Anything newer than what was found lies in this window, and was read.

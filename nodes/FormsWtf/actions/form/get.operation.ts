@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
-import { apiRequest } from '../../shared/transport';
+import type { FormsWtfClient } from '../../shared/transport';
 import { FORM_DETAIL } from '../../shared/transport/shapes';
 import type { FormDetail } from '../../shared/transport/types';
 
@@ -12,10 +12,10 @@ const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
 export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['get'] } }, properties);
 
 /** Get Form: the form with its questions and gate rules, as the API sends them. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const { body } = await (apiRequest<FormDetail>).call(this, {
+	const { body } = await client.request<FormDetail>({
 		path: ['forms', formId],
 		formId,
 		itemIndex,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { timeoutOnlyOptions } from '../../shared/descriptions';
 import { getTimeoutMs } from '../../shared/helpers/parameters';
-import { apiRequest } from '../../shared/transport';
+import type { FormsWtfClient } from '../../shared/transport';
 import { FORM_LIST } from '../../shared/transport/shapes';
 import type { FormSummary } from '../../shared/transport/types';
 
@@ -12,9 +12,9 @@ const properties: INodeProperties[] = [timeoutOnlyOptions];
 export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['getAll'] } }, properties);
 
 /** List Forms: one item per form the key's account owns, personal and team forms alike. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, {
+	const { body } = await client.request<{ forms: FormSummary[] }>({
 		path: ['forms'],
 		itemIndex,
 		timeoutMs,

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
-import { apiDownload, DEFAULT_TIMEOUT_MS, headerValue } from '../../shared/transport';
+import type { FormsWtfClient } from '../../shared/transport';
+import { DEFAULT_TIMEOUT_MS, headerValue } from '../../shared/transport';
 import { errorForInterruptedDownload } from '../../shared/transport/errors';
 import type { ExportFormat } from '../../shared/transport/types';
 
@@ -50,7 +51,7 @@ const FALLBACK_FILE: Record<ExportFormat, { extension: string; mimeType: string 
  * Export: the API's file as binary data. The body is handed to n8n as a stream, so n8n's
  * binary data store decides whether it is ever held in memory (in filesystem mode it is not).
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const format = this.getNodeParameter('format', itemIndex, 'csv') as ExportFormat;
 	const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
@@ -63,7 +64,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 		timeoutMs: getTimeoutMs.call(this, itemIndex) ?? DEFAULT_TIMEOUT_MS,
 	};
-	const { body, headers } = await apiDownload.call(this, request);
+	const { body, headers } = await client.download(request);
 	const fallback = FALLBACK_FILE[format] ?? FALLBACK_FILE.csv;
 	const fileName =
 		fileNameFromContentDisposition(headerValue(headers, 'content-disposition')) ??

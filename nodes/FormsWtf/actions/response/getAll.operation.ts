@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { formIdLocator, outputModeProperty, timeoutOption } from '../../shared/descriptions';
 import { formatResponse, getOutputMode } from '../../shared/helpers/output';
 import { getFormId, getTimeoutMs, toApiTimestamp } from '../../shared/helpers/parameters';
+import type { FormsWtfClient } from '../../shared/transport';
 import { iterateResponses } from '../../shared/transport/paging';
 
 const properties: INodeProperties[] = [
@@ -66,7 +67,7 @@ interface GetResponsesOptions extends IDataObject {
 }
 
 /** Get Responses: one item per response; Return All pages through every response for the user. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as GetResponsesOptions;
@@ -90,7 +91,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const items: INodeExecutionData[] = [];
 	const query = { formId, since, itemIndex, timeoutMs };
-	for await (const page of iterateResponses.call(this, query, { startOffset, maxItems })) {
+	for await (const page of iterateResponses(client, query, { startOffset, maxItems })) {
 		for (const response of page) {
 			items.push({ json: formatResponse(response, outputMode), pairedItem: { item: itemIndex } });
 		}

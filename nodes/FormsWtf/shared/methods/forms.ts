@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { apiRequest } from '../transport';
+import { FormsWtfClient } from '../transport';
 import { FORM_LIST } from '../transport/shapes';
 import type { FormSummary } from '../transport/types';
 
@@ -9,7 +9,7 @@ export async function formChoices(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<Array<{ name: string; value: string }>> {
-	const { body } = await (apiRequest<{ forms: FormSummary[] }>).call(this, { path: ['forms'], expect: FORM_LIST });
+	const { body } = await new FormsWtfClient(this).request<{ forms: FormSummary[] }>({ path: ['forms'], expect: FORM_LIST });
 	const needle = (filter ?? '').trim().toLowerCase();
 	return body.forms
 		.filter(

@@ -21,14 +21,19 @@ export interface FailureDetails {
 	waitedSeconds?: number;
 }
 
-const transientErrors = new WeakSet<object>();
+/**
+ * The field that marks an error worth waiting out (rate limit, server error, a garbled answer):
+ * it travels with the error, through redaction and whoever passes it on.
+ */
+export const TRANSIENT_MARKER = 'formsWtfTransient';
 
 /**
  * Whether an error is worth waiting out (rate limit, server error, network, a garbled answer)
  * rather than something the user must fix (key, plan, form id, input).
  */
 export function isTransientError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && (transientErrors.has(error) || isDeadlineError(error));
+	if (typeof error !== 'object' || error === null) return false;
+	return (error as Record<string, unknown>)[TRANSIENT_MARKER] === true || isDeadlineError(error);
 }
 
 /** The field that marks an error as a deadline error (see errorForDeadline). */
@@ -85,8 +90,7 @@ export function errorForStatus(
 ): NodeApiError {
 	const { message, description } = describeStatus(status, context, details);
 	const error = makeApiError(node, status, message, description, context, details.apiMessage);
-	if (status === 429 || status >= 500) transientErrors.add(error);
-	return error;
+	return status === 429 || status >= 500 ? transient(error) : error;
 }
 
 function describeStatus(
@@ -387,7 +391,7 @@ export function errorForPaging(node: INode, problem: string, context: RequestCon
 }
 
 function transient(error: NodeApiError): NodeApiError {
-	transientErrors.add(error);
+	Object.defineProperty(error, TRANSIENT_MARKER, { value: true, enumerable: true, writable: false });
 	return error;
 }
 
@@ -489,7 +493,7 @@ export function redactError<E>(error: E, secrets: readonly string[]): E {
 		const record = value as Record<string, unknown>;
 		const names = new Set([...Object.keys(record), ...(value instanceof Error ? ['message', 'stack', 'description', 'cause'] : [])]);
 		for (const name of names) {
-			if (name === 'node' || name === DEADLINE_MARKER) continue;
+			if (name === 'node' || name === DEADLINE_MARKER || name === TRANSIENT_MARKER) continue;
 			const descriptor = Object.getOwnPropertyDescriptor(record, name);
 			if (descriptor === undefined || !('value' in descriptor) || !descriptor.writable) continue;
 			const cleaned = clean(descriptor.value, depth + 1);

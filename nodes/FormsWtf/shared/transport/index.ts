@@ -23,7 +23,8 @@ import {
 	secretForms,
 	shorten,
 } from './errors';
-import { backoffDelayMs, rateLimitBudgetMs, rateLimitDelayMs, retryPolicy } from './retry';
+import type { RetryPolicy } from './retry';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitBudgetMs, rateLimitDelayMs } from './retry';
 
 export const CREDENTIAL_TYPE = 'formsWtfApi';
 
@@ -90,63 +91,118 @@ export interface ApiResponse<T> {
 	statusCode: number;
 }
 
-/** GET a JSON resource of the API. */
-export async function apiRequest<T>(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<T>> {
-	return await withKeyRedacted(this, async (secrets) => {
-		// A body that trickles in must not hold a poll past its deadline either (as an attempt's
-		// timeout, never less than MIN_DEADLINE_TIMEOUT_MS from when the body starts).
-		const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => {
-			const { deadlineMs } = request;
-			const untilMs = deadlineMs === undefined ? undefined : Math.max(deadlineMs, Date.now() + MIN_DEADLINE_TIMEOUT_MS);
-			return await readText(body, idleMs, undefined, untilMs);
-		});
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(response.body);
-		} catch {
-			throw errorForMalformedBody(this.getNode(), request.expect?.what ?? 'JSON', request, {
-				body: describeUnparsable(response.body),
-				secrets,
-				notJson: true,
-			});
-		}
-		if (request.expect && !request.expect.accepts(parsed)) {
-			throw errorForMalformedBody(this.getNode(), request.expect.what, request, { body: parsed, secrets });
-		}
-		return { ...response, body: parsed as T };
-	});
+/** What a node is built with: n8n builds it without arguments, tests with a policy of their own. */
+export interface TransportSettings {
+	retryPolicy?: RetryPolicy;
 }
 
 /**
- * GET a file of the API as a stream, so that a large export reaches n8n's binary data store
- * without being held in memory here.
+ * The API as one node run sees it, made once per `execute()`, `poll()` or list search. It
+ * reads the credential on its first request and keeps it for the run (a Return All sends
+ * hundreds of requests, and each getCredentials reads the credential from the database and
+ * decrypts it); the next run makes a new client, so an edited credential is used from then on.
  */
-export async function apiDownload(this: FormsWtfContext, request: ApiRequest): Promise<ApiResponse<ReadableBody>> {
-	return await withKeyRedacted(this, async (secrets) => {
-		// The first part of the file is read here, where a stall or a dropped connection can
-		// still be retried (nothing has reached n8n's binary data store yet), then put back.
-		const response = await sendWithRetries(this, request, '*/*', async (body, idleMs) => ({
-			body,
-			first: await firstChunk(body, idleMs),
-		}));
-		const { body, first } = response.body;
-		if (first !== undefined && ERROR_BODY_START.test(chunkText(first))) {
-			// A 200 whose body is the API's error object: no export layout starts like it (CSV
-			// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
-			const text = await readText(body, request.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_ERROR_BODY_BYTES);
+export class FormsWtfClient {
+	private credential?: Promise<CredentialFacts>;
+
+	readonly policy: RetryPolicy;
+
+	constructor(
+		readonly context: FormsWtfContext,
+		settings: TransportSettings = {},
+	) {
+		this.policy = settings.retryPolicy ?? DEFAULT_RETRY_POLICY;
+	}
+
+	/** GET a JSON resource of the API. */
+	async request<T>(request: ApiRequest): Promise<ApiResponse<T>> {
+		return await this.withKeyRedacted(async (secrets) => {
+			// A body that trickles in must not hold a poll past its deadline either (as an attempt's
+			// timeout, never less than MIN_DEADLINE_TIMEOUT_MS from when the body starts).
+			const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => {
+				const { deadlineMs } = request;
+				const untilMs = deadlineMs === undefined ? undefined : Math.max(deadlineMs, Date.now() + MIN_DEADLINE_TIMEOUT_MS);
+				return await readText(body, idleMs, undefined, untilMs);
+			});
 			let parsed: unknown;
-			let notJson = false;
 			try {
-				parsed = JSON.parse(text);
+				parsed = JSON.parse(response.body);
 			} catch {
-				// Cut short or garbled: described as the text it is.
-				parsed = describeUnparsable(text);
-				notJson = true;
+				throw errorForMalformedBody(this.context.getNode(), request.expect?.what ?? 'JSON', request, {
+					body: describeUnparsable(response.body),
+					secrets,
+					notJson: true,
+				});
 			}
-			throw errorForMalformedBody(this.getNode(), 'an export file', request, { body: parsed, secrets, notJson });
+			if (request.expect && !request.expect.accepts(parsed)) {
+				throw errorForMalformedBody(this.context.getNode(), request.expect.what, request, { body: parsed, secrets });
+			}
+			return { ...response, body: parsed as T };
+		});
+	}
+
+	/**
+	 * GET a file of the API as a stream, so that a large export reaches n8n's binary data store
+	 * without being held in memory here.
+	 */
+	async download(request: ApiRequest): Promise<ApiResponse<ReadableBody>> {
+		return await this.withKeyRedacted(async (secrets) => {
+			// The first part of the file is read here, where a stall or a dropped connection can
+			// still be retried (nothing has reached n8n's binary data store yet), then put back.
+			const response = await sendWithRetries(this, request, '*/*', async (body, idleMs) => ({
+				body,
+				first: await firstChunk(body, idleMs),
+			}));
+			const { body, first } = response.body;
+			if (first !== undefined && ERROR_BODY_START.test(chunkText(first))) {
+				// A 200 whose body is the API's error object: no export layout starts like it (CSV
+				// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
+				const text = await readText(body, request.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_ERROR_BODY_BYTES);
+				let parsed: unknown;
+				let notJson = false;
+				try {
+					parsed = JSON.parse(text);
+				} catch {
+					// Cut short or garbled: described as the text it is.
+					parsed = describeUnparsable(text);
+					notJson = true;
+				}
+				throw errorForMalformedBody(this.context.getNode(), 'an export file', request, { body: parsed, secrets, notJson });
+			}
+			return { ...response, body };
+		});
+	}
+
+	/**
+	 * Runs a request and cuts every form of the API key out of whatever error it ends with, in
+	 * every field, however the error was made (see redactError).
+	 */
+	private async withKeyRedacted<T>(run: (secrets: readonly string[]) => Promise<T>): Promise<T> {
+		let secrets: readonly string[] = [];
+		try {
+			secrets = await this.secretForms();
+			return await run(secrets);
+		} catch (error) {
+			throw redactError(error, secrets);
 		}
-		return { ...response, body };
-	});
+	}
+
+	/** The credential's base URL, checked and without trailing slashes. */
+	async baseUrl(): Promise<string> {
+		const { baseUrl } = await this.facts();
+		if (baseUrl instanceof NodeOperationError) throw baseUrl;
+		return baseUrl;
+	}
+
+	/** Every form the credential's API key can take on the wire, longest first. */
+	async secretForms(): Promise<string[]> {
+		return (await this.facts()).secrets;
+	}
+
+	private async facts(): Promise<CredentialFacts> {
+		this.credential ??= readCredential(this.context);
+		return await this.credential;
+	}
 }
 
 /** How the API's error object starts: `{ "error": … }`. */
@@ -219,60 +275,18 @@ async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> 
 	return result;
 }
 
-/**
- * Runs a request and cuts every form of the API key out of whatever error it ends with, in
- * every field, however the error was made (see redactError).
- */
-export async function withKeyRedacted<T>(context: FormsWtfContext, run: (secrets: readonly string[]) => Promise<T>): Promise<T> {
-	let secrets: readonly string[] = [];
-	try {
-		secrets = await getSecretForms(context);
-		return await run(secrets);
-	} catch (error) {
-		throw redactError(error, secrets);
-	}
-}
-
 /** A body that is not JSON, as describeBody shows it: its start, or that it was empty. */
 function describeUnparsable(text: string): string | undefined {
 	const trimmed = text.trim();
 	return trimmed === '' ? undefined : trimmed.slice(0, 4096);
 }
 
-/**
- * What the transport takes from each node run's credential. A Return All sends hundreds of
- * requests from one context, and in n8n every getCredentials reads the credential from the
- * database and decrypts it, so it is read once per context (a credential cannot change within
- * one run).
- */
+/** What the transport takes from a node run's credential (see FormsWtfClient). */
 interface CredentialFacts {
 	/** The base URL, or the error that it is not one (thrown when a request needs it). */
 	baseUrl: string | NodeOperationError;
 	/** Every form the API key can take on the wire (see secretForms). */
 	secrets: string[];
-}
-
-const credentialOfContext = new WeakMap<FormsWtfContext, Promise<CredentialFacts>>();
-
-function getCredentialFacts(context: FormsWtfContext): Promise<CredentialFacts> {
-	let facts = credentialOfContext.get(context);
-	if (facts === undefined) {
-		facts = readCredential(context);
-		credentialOfContext.set(context, facts);
-	}
-	return facts;
-}
-
-/** The credential's base URL, checked and without trailing slashes. */
-export async function getBaseUrl(context: FormsWtfContext): Promise<string> {
-	const { baseUrl } = await getCredentialFacts(context);
-	if (baseUrl instanceof NodeOperationError) throw baseUrl;
-	return baseUrl;
-}
-
-/** Every form the credential's API key can take on the wire, longest first. */
-export async function getSecretForms(context: FormsWtfContext): Promise<string[]> {
-	return (await getCredentialFacts(context)).secrets;
 }
 
 async function readCredential(context: FormsWtfContext): Promise<CredentialFacts> {
@@ -310,16 +324,17 @@ export function isSinglePathSegment(segment: string): boolean {
 
 /**
  * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, never sooner than
- * retryPolicy.minDelayMs, bounded in count and in total time), 5xx and dropped connections (a
+ * the policy's minDelayMs, bounded in count and in total time), 5xx and dropped connections (a
  * few times, with backoff). 400, 401, 403 and 404 are never retried: the same request would
  * fail the same way. With a deadline, no wait is started that would end after it.
  */
 async function sendWithRetries<B>(
-	context: FormsWtfContext,
+	client: FormsWtfClient,
 	request: ApiRequest,
 	accept: string,
 	readBody: (body: ReadableBody, idleMs: number) => Promise<B>,
 ): Promise<ApiResponse<B>> {
+	const { context, policy } = client;
 	const node = context.getNode();
 	const timeoutMs = checkedTimeout(context, request);
 	const badSegment = request.path.find((segment) => !isSinglePathSegment(segment));
@@ -329,8 +344,8 @@ async function sendWithRetries<B>(
 			itemIndex: request.itemIndex,
 		});
 	}
-	const baseUrl = await getBaseUrl(context);
-	const secrets = await getSecretForms(context);
+	const baseUrl = await client.baseUrl();
+	const secrets = await client.secretForms();
 	const { deadlineMs } = request;
 	// Always a stream: a JSON body is decoded as it arrives (see readText), a file is passed on.
 	const options: IHttpRequestOptions = {
@@ -351,7 +366,8 @@ async function sendWithRetries<B>(
 	/** Waits `ms` before the next attempt, or fails at once if that would pass the deadline. */
 	const waitOrGiveUp = async (ms: number, reason: DeadlineReason): Promise<void> => {
 		if (deadlineMs !== undefined && Date.now() + ms > deadlineMs) throw errorForDeadline(node, reason, request, attempts);
-		await waitBeforeRetry(ms, request.signal);
+		// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
+		await policy.wait(ms, request.signal).catch(() => undefined);
 	};
 	for (;;) {
 		if (request.signal?.aborted) throw new NodeOperationError(node, 'The request was cancelled');
@@ -377,8 +393,8 @@ async function sendWithRetries<B>(
 			if (deadlineMs !== undefined && isTimeoutCode(code) && Date.now() >= deadlineMs) {
 				throw errorForDeadline(node, { kind: 'connection', code }, request, attempts);
 			}
-			if (isRetryableConnectionCode(code) && serverErrors < retryPolicy.maxServerErrorRetries) {
-				await waitOrGiveUp(backoffDelayMs(serverErrors++), { kind: 'connection', code });
+			if (isRetryableConnectionCode(code) && serverErrors < policy.maxServerErrorRetries) {
+				await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'connection', code });
 				continue;
 			}
 			throw errorForConnection(node, code, baseUrl, request, { attempts, timeoutMs: attemptTimeoutMs });
@@ -386,17 +402,17 @@ async function sendWithRetries<B>(
 
 		const status = response.statusCode;
 		if (status === 429) {
-			const waitMs = rateLimitDelayMs(headerValue(response.headers, 'retry-after'), rateLimitRetries);
-			if (rateLimitRetries < retryPolicy.maxRateLimitRetries && rateLimitWaitMs + waitMs <= rateLimitBudgetMs()) {
+			const waitMs = rateLimitDelayMs(policy, headerValue(response.headers, 'retry-after'), rateLimitRetries);
+			if (rateLimitRetries < policy.maxRateLimitRetries && rateLimitWaitMs + waitMs <= rateLimitBudgetMs(policy)) {
 				discardBody(response.body);
 				rateLimitRetries++;
 				rateLimitWaitMs += waitMs;
 				await waitOrGiveUp(waitMs, { kind: 'rateLimit', askedMs: waitMs });
 				continue;
 			}
-		} else if (status >= 500 && serverErrors < retryPolicy.maxServerErrorRetries) {
+		} else if (status >= 500 && serverErrors < policy.maxServerErrorRetries) {
 			discardBody(response.body);
-			await waitOrGiveUp(backoffDelayMs(serverErrors++), { kind: 'serverError', status });
+			await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'serverError', status });
 			continue;
 		}
 
@@ -424,12 +440,6 @@ function checkedTimeout(context: FormsWtfContext, request: ApiRequest): number {
 		});
 	}
 	return timeoutMs;
-}
-
-/** Waits before the next attempt; a request no longer wanted stops waiting at once. */
-async function waitBeforeRetry(ms: number, signal: AbortSignal | undefined): Promise<void> {
-	// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
-	await retryPolicy.wait(ms, signal).catch(() => undefined);
 }
 
 /** The service's clock when it answered, from its Date header (epoch ms), if it sent one. */

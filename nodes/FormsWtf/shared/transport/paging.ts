@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { FormsWtfContext } from './index';
-import { apiRequest, serviceTimeMs } from './index';
+import type { FormsWtfClient } from './index';
+import { serviceTimeMs } from './index';
 import { errorForPaging } from './errors';
 import { readCount, readFlag, RESPONSES_PAGE } from './shapes';
 import type { FormResponse } from './types';
@@ -40,10 +40,10 @@ export interface FetchedPage {
 }
 
 /** One page of a form's responses: the only place that calls the responses endpoint. */
-export async function getResponsesPage(this: FormsWtfContext, request: PageRequest): Promise<FetchedPage> {
+export async function getResponsesPage(client: FormsWtfClient, request: PageRequest): Promise<FetchedPage> {
 	const qs: IDataObject = { limit: request.limit, offset: request.offset };
 	if (request.since !== undefined) qs.since = request.since;
-	const { body, headers } = await (apiRequest<unknown>).call(this, {
+	const { body, headers } = await client.request<unknown>({
 		path: ['forms', request.formId, 'responses'],
 		qs,
 		formId: request.formId,
@@ -219,7 +219,7 @@ interface PendingPage {
  * per page unless that happens.
  */
 export async function* iterateResponses(
-	this: FormsWtfContext,
+	client: FormsWtfClient,
 	query: ResponsesQuery,
 	options: PagingOptions = {},
 ): AsyncGenerator<FormResponse[], void, undefined> {
@@ -248,7 +248,7 @@ export async function* iterateResponses(
 	const abandon = new AbortController();
 	const inFlight: PendingPage[] = [];
 	const request = (offset: number, limit: number, ahead = false): void => {
-		const page = getResponsesPage.call(this, { ...query, limit, offset, signal: abandon.signal });
+		const page = getResponsesPage(client, { ...query, limit, offset, signal: abandon.signal });
 		// A page nobody awaits any more must not fail as an unhandled rejection.
 		page.catch(() => undefined);
 		inFlight.push({ offset, limit, ahead, page });
@@ -298,7 +298,7 @@ export async function* iterateResponses(
 
 			if (page.responses.length === 0) {
 				throw errorForPaging(
-					this.getNode(),
+					client.context.getNode(),
 					`The API said more responses exist but sent an empty page at offset ${offset}.`,
 					query,
 				);
@@ -315,7 +315,7 @@ export async function* iterateResponses(
 			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
 			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
 				throw errorForPaging(
-					this.getNode(),
+					client.context.getNode(),
 					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
 					query,
 				);
@@ -326,7 +326,7 @@ export async function* iterateResponses(
 			const stride = Math.max(1, pageStep - (continuity?.overlap ?? 0));
 			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / stride) * 2 + 10) {
 				throw errorForPaging(
-					this.getNode(),
+					client.context.getNode(),
 					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
 					query,
 				);

@@ -1,8 +1,9 @@
 import { sleep } from 'n8n-workflow';
 
 /**
- * How long the transport waits before trying a request again. One object, so that tests and
- * benchmarks can scale the waits down without a second code path.
+ * How long the transport waits before trying a request again. n8n builds the nodes without
+ * arguments, so they use DEFAULT_RETRY_POLICY; tests and benchmarks build them with a policy of
+ * their own (a clock of their own, shorter waits), passed to every client the node makes.
  */
 export interface RetryPolicy {
 	/** Retries after a 5xx answer or a dropped connection. */
@@ -50,11 +51,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 	wait: async (ms, signal) => await sleep(ms, signal),
 };
 
-export const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
-
 /** Exponential backoff with "full jitter": spreads retries of parallel executions apart. */
-export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
-	const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt) * retryPolicy.timeScale;
+export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * policy.timeScale;
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
@@ -62,20 +61,20 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
  * How long to wait after the n-th 429 in a row: what Retry-After asks for, else a backoff step;
  * never less than `minDelayMs`.
  */
-export function rateLimitDelayMs(retryAfter: unknown, attempt: number, now: number = Date.now()): number {
+export function rateLimitDelayMs(policy: RetryPolicy, retryAfter: unknown, attempt: number, now: number = Date.now()): number {
 	const asked = parseRetryAfterMs(retryAfter, now);
-	const wait = asked === undefined ? backoffDelayMs(attempt) : asked * retryPolicy.timeScale;
-	return Math.max(wait, rateLimitFloorMs());
+	const wait = asked === undefined ? backoffDelayMs(policy, attempt) : asked * policy.timeScale;
+	return Math.max(wait, rateLimitFloorMs(policy));
 }
 
 /** The shortest wait after a 429. */
-export function rateLimitFloorMs(): number {
-	return retryPolicy.minDelayMs * retryPolicy.timeScale;
+export function rateLimitFloorMs(policy: RetryPolicy): number {
+	return policy.minDelayMs * policy.timeScale;
 }
 
 /** Total time one request may spend waiting out 429s. */
-export function rateLimitBudgetMs(): number {
-	return retryPolicy.maxRateLimitWaitMs * retryPolicy.timeScale;
+export function rateLimitBudgetMs(policy: RetryPolicy): number {
+	return policy.maxRateLimitWaitMs * policy.timeScale;
 }
 
 /**
