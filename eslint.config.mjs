@@ -1,6 +1,8 @@
 // The rules n8n applies to community nodes: @n8n/eslint-plugin-community-nodes (what n8n's
 // verification scanner checks) and eslint-plugin-n8n-nodes-base (the long-standing node rules).
-// Laid out like the config that @n8n/node-cli ships to new node packages.
+// Laid out like the config that @n8n/node-cli ships to new node packages. The tests, the
+// harness, the benchmarks and the scripts, which are never shipped, get the TypeScript rules
+// without the community-node ones.
 import js from '@eslint/js';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
@@ -9,8 +11,24 @@ import tseslint from 'typescript-eslint';
 const communityRecommended = n8nCommunityNodesPlugin.configs.recommended;
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', 'test/**', 'scripts/**', 'bench/**'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.tmp/**'] },
 	{ plugins: { 'n8n-nodes-base': n8nNodesBase } },
+	{
+		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+		extends: [js.configs.recommended, tseslint.configs.recommended],
+		rules: {
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+			],
+			eqeqeq: ['error', 'always'],
+			// A focused test left in skips every other test of its file without a word.
+			'no-restricted-properties': [
+				'error',
+				...['describe', 'it', 'test'].map((object) => ({ object, property: 'only', message: 'Commit no focused tests.' })),
+			],
+		},
+	},
 	{
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
 		ignores: ['**/*.test.ts'],
