@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
+import { explainedForTool } from '../shared/helpers/tool';
 import { asNodeError } from '../shared/transport/errors';
 import * as form from './form';
 import type { FormsWtfType } from './node.type';
@@ -45,7 +46,8 @@ export async function router(this: IExecuteFunctions, transport: TransportSettin
 				returnData.push({ json, pairedItem: { item: itemIndex } });
 				continue;
 			}
-			throw asNodeError(this.getNode(), error, itemIndex);
+			// As an AI Agent's tool, the model is shown the message alone: it carries the description too.
+			throw explainedForTool(this, asNodeError(this.getNode(), error, itemIndex));
 		}
 	}
 	return [returnData];

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { timeoutOnlyOptions } from '../../shared/descriptions';
 import { getTimeoutMs } from '../../shared/helpers/parameters';
+import { boundedForTool, isToolCall } from '../../shared/helpers/tool';
 import type { FormsWtfClient } from '../../shared/transport';
 import { FORM_LIST } from '../../shared/transport/shapes';
 import type { FormSummary } from '../../shared/transport/types';
@@ -20,6 +21,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 		timeoutMs,
 		expect: FORM_LIST,
 	});
-	return body.forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
+	const items: INodeExecutionData[] = body.forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
+	return isToolCall(this) ? boundedForTool(items, itemIndex, 'forms') : items;
 }
 

@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { formIdLocator, outputModeProperty, timeoutOption } from '../../shared/descriptions';
 import { formatResponse, getOutputMode } from '../../shared/helpers/output';
 import { getFormId, getTimeoutMs, toApiTimestamp } from '../../shared/helpers/parameters';
+import { ToolResponses } from '../../shared/helpers/tool';
 import type { FormsWtfClient } from '../../shared/transport';
 import { iterateResponses } from '../../shared/transport/paging';
 
@@ -88,15 +89,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 			: toApiTimestamp.call(this, options.since, 'Since', itemIndex);
 
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+	// As an AI Agent's tool: a bounded answer (see shared/helpers/tool.ts).
+	const tool = ToolResponses.of(this);
 
 	const items: INodeExecutionData[] = [];
 	const query = { formId, since, itemIndex, timeoutMs };
-	for await (const page of iterateResponses(client, query, { startOffset, maxItems })) {
+	for await (const page of iterateResponses(client, query, { startOffset, maxItems: tool ? tool.maxItems(maxItems) : maxItems, onPage: tool?.onPage })) {
 		for (const response of page) {
 			items.push({ json: formatResponse(response, outputMode), pairedItem: { item: itemIndex } });
 		}
 	}
-	return items;
+	return tool ? tool.answer(items, { formId, itemIndex, startOffset, since, limit: maxItems }) : items;
 }
 
 function wholeNumberIn(
