@@ -7,7 +7,8 @@ export const formIdLocator: INodeProperties = {
 	type: 'resourceLocator',
 	default: { mode: 'list', value: '' },
 	required: true,
-	description: 'The form to read',
+	description:
+		'The form to read: pick it from the list, or give its ID (Form → Get Many lists the ID of each form); both accept expressions',
 	modes: [
 		{
 			displayName: 'From List',
@@ -43,6 +44,7 @@ export const outputModeProperty: INodeProperties = {
 	name: 'output',
 	type: 'options',
 	default: 'simplified',
+	description: 'The shape of each response',
 	options: [
 		{
 			name: 'Simplified',

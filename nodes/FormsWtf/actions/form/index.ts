@@ -16,13 +16,14 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a form with its questions and gate rules',
+				description: 'Get one form by its ID, with its questions (ID, type, label, required, order) and gate rules',
 				action: 'Get a form',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List the forms of the account',
+				description:
+					'List the forms of the account, personal and team forms, each with its ID, title, slug, published and response count',
 				action: 'Get many forms',
 			},
 		],

@@ -15,6 +15,7 @@ const properties: INodeProperties[] = [
 		name: 'format',
 		type: 'options',
 		default: 'csv',
+		description: 'The file format of the export',
 		options: [
 			{ name: 'CSV', value: 'csv', description: 'One row per response, one column per question' },
 			{ name: 'JSON', value: 'json', description: 'The responses as a JSON array' },

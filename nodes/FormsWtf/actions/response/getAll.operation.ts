@@ -24,6 +24,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: 50,
 		description: 'Max number of results to return',
+		hint: 'A whole number, 1 or more. Used as a tool by an AI Agent, a call returns at most 100 responses.',
 		displayOptions: { show: { returnAll: [false] } },
 	},
 	outputModeProperty,
@@ -40,7 +41,8 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 0,
-				description: 'How many responses to skip before the first one returned',
+				description:
+					'How many responses to skip before the first one returned: a whole number, 0 or more. With Limit, reads a form page by page.',
 				displayOptions: { show: { '/returnAll': [false] } },
 			},
 			{
@@ -49,7 +51,7 @@ const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only responses submitted after this moment. A date without a time zone is read in the workflow time zone.',
+					'Only responses submitted after this moment: a date and time in ISO 8601, e.g. 2025-05-01T09:30:00Z. A date without a time zone is read in the workflow time zone.',
 			},
 			timeoutOption,
 		],

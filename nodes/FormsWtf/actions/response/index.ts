@@ -16,13 +16,14 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Export',
 				value: 'export',
-				description: 'Export all responses of a form as a CSV, JSON or Merkle tree file',
+				description: 'Export every response of a form as one file (CSV, JSON or Merkle tree) in a binary field',
 				action: 'Export responses',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'Get the responses of a form',
+				description:
+					'Get the responses of a form, optionally only those submitted after a date, with their answers keyed by question label',
 				action: 'Get many responses',
 			},
 		],
