@@ -48,9 +48,8 @@ afterEach(() => {
 	undoWaits = undefined;
 });
 
-export function setUp(patch: Partial<FuzzSettings>): { server: SimServer; driver: Driver } {
+export function setUp(patch: Partial<FuzzSettings>, server = serverFor(settingsWith(patch))): { server: SimServer; driver: Driver } {
 	const settings = settingsWith(patch);
-	const server = serverFor(settings);
 	undoWaits = useVirtualWaits(server);
 	return { server, driver: new Driver(server, settings) };
 }

@@ -175,13 +175,13 @@ export function check(trace: Trace): Violation[] {
 	}
 	for (const poll of trace.polls) {
 		// P4a: no failure while healthy (but the report of a selected form that does not exist).
-		const failures = poll.errors.filter((error) => !(missingSelected && namesMissing(error) && !poll.activationTick));
+		const failures = poll.errors.filter((error) => !(missingSelected && namesMissing(error)));
 		if (poll.healthyAtStart && failures.length) {
 			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${failures.join(' | ')}`);
 		}
-		// P4c: the report of one failing form is an error of a later poll, never of the activation poll.
+		// P4c: the report of one failing form never fails n8n's activation poll.
 		const aboutOneForm = poll.errors.filter((error) => /^(Selected form|Form|Access to form) "/.test(error));
-		if (settings.watch !== 'form' && poll.activationTick && aboutOneForm.length) {
+		if (settings.watch !== 'form' && poll.activationFailed && aboutOneForm.length) {
 			add('P4c', `n8n's activation poll ${poll.index} (${describePoll(poll)}) failed on one form: ${aboutOneForm.join(' | ')}`);
 		}
 		// P4b: a denied form does not stop the others: what the same poll emits for the other

@@ -52,7 +52,10 @@ export interface PollRecord {
 	onlyDenialsAtStart: boolean;
 	/** Forms of the watched ones that the listing showed at its start. */
 	listedFormIds: string[];
+	/** What the poll threw or reported (n8n's __emitError). */
 	errors: string[];
+	/** n8n's activation poll threw, so n8n failed the activation. */
+	activationFailed: boolean;
 	emitted: Emitted[];
 	/** `activatedAtMs` in the trigger's static data after the poll (undefined if absent). */
 	activatedAtMsAfter: unknown;
@@ -164,7 +167,7 @@ export class Driver {
 	private async record(
 		kind: PollKind,
 		budgetMs: number | undefined,
-		run: () => Promise<Array<{ items: IDataObject[]; error?: Error }>>,
+		run: () => Promise<Array<{ items: IDataObject[]; error?: Error; activationFailed?: boolean }>>,
 	): Promise<PollRecord> {
 		const withoutDenials =
 			this.settings.watch !== 'form' && (kind === 'poll' || kind === 'final')
@@ -200,6 +203,7 @@ export class Driver {
 			onlyDenialsAtStart: !faultsPending && denialsPending,
 			listedFormIds,
 			errors: outcomes.flatMap((outcome) => (outcome.error ? [outcome.error.message] : [])),
+			activationFailed: outcomes.some((outcome) => outcome.activationFailed === true),
 			emitted,
 			activatedAtMsAfter: state?.activatedAtMs,
 			...(withoutDenials && { withoutDenials }),

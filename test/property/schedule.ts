@@ -228,7 +228,8 @@ export function formatSettings(s: FuzzSettings): string {
 /** Selected Forms: the IDs picked, as the user would enter them. */
 export function selectedFormIds(s: FuzzSettings): string[] {
 	const existing = s.selected.filter((form) => form < s.formCount).map((form) => `form${form}`);
-	return s.selectMissing || !existing.length ? [...existing, MISSING_FORM_ID] : existing;
+	// The missing form first: the forms before it must not be what keeps the trigger going.
+	return s.selectMissing || !existing.length ? [MISSING_FORM_ID, ...existing] : existing;
 }
 
 /** A selected form the service does not have. */

@@ -163,7 +163,10 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 
 export interface PollTickResult {
 	items: INodeExecutionData[][] | null;
+	/** What the poll threw, or reported through n8n's __emitError. */
 	error?: Error;
+	/** n8n's activation poll threw: n8n fails the activation (and keeps nothing of the poll). */
+	activationFailed?: boolean;
 	/** Whether n8n would have written static data to its database after this poll. */
 	staticDataSaved: boolean;
 }
@@ -258,7 +261,7 @@ export class ActivePollTrigger {
 			try {
 				await executePoll(true);
 			} catch (error) {
-				return { items: null, error: toError(error), staticDataSaved: false };
+				return { items: null, error: toError(error), staticDataSaved: false, activationFailed: true };
 			}
 			// ActiveWorkflowManager after the activation poll: saveStaticData if it changed.
 			if (staticDataChanged(this.workflow)) outcome.staticDataSaved = true;

@@ -57,6 +57,8 @@ export interface SimSettings {
 	totalAbsent: boolean;
 	/** Virtual time one request takes. */
 	requestMs: number;
+	/** No Date header on any answer (the contract does not promise one). */
+	dateAbsent?: boolean;
 }
 
 export interface ResponseVersion {
@@ -403,7 +405,7 @@ export class SimServer {
 			headers: {
 				'content-type': 'application/json; charset=utf-8',
 				// The service's clock has whole seconds.
-				date: new Date(Math.floor(atMs / 1000) * 1000).toUTCString(),
+				...(!this.settings.dateAbsent && { date: new Date(Math.floor(atMs / 1000) * 1000).toUTCString() }),
 				...headers,
 			},
 			body: Readable.from([Buffer.from(asText ? String(json) : JSON.stringify(json))]),

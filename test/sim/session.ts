@@ -28,6 +28,8 @@ let sessions = 0;
 export interface TickOutcome {
 	items: IDataObject[];
 	error?: Error;
+	/** n8n's activation poll threw, so n8n failed the activation. */
+	activationFailed?: boolean;
 }
 
 /** The transport's retry waits move the server's clock instead of sleeping. Returns the undo. */
@@ -98,10 +100,14 @@ export class SimTriggerSession {
 				}),
 		);
 		activation.polled = true;
-		if (isActivationPoll && tick.error) this.activation = undefined;
+		if (isActivationPoll && tick.activationFailed) this.activation = undefined;
 		if (tick.staticDataSaved) this.storedStaticData = activation.trigger.staticData();
 		if (options.discarded) this.restart();
-		return { items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error };
+		return {
+			items: (tick.items?.[0] ?? []).map((item) => item.json),
+			error: tick.error,
+			...(tick.activationFailed && { activationFailed: true }),
+		};
 	}
 
 	/** Two polls of the active workflow at once (n8n ticks whether or not the last poll finished). */

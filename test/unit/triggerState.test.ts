@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { markPolled, readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtf/trigger/state';
+import { readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtf/trigger/state';
 import type { TriggerState } from '../../nodes/FormsWtf/trigger/state';
 
 const LOOK_BACK_MS = 600_000;
@@ -68,18 +68,6 @@ describe('trigger state in static data', () => {
 			state,
 			repairs: ['the date to emit from was unreadable: forms listed later start at the activation'],
 		});
-	});
-
-	it("marks n8n's static data object as polled without storing the mark", () => {
-		const staticData: IDataObject = {};
-		writeState(staticData, state);
-		expect(markPolled(staticData)).toBe(false);
-		expect(markPolled(staticData)).toBe(true);
-		// What n8n saves, loaded again (a restart): a first poll again.
-		const loaded = JSON.parse(JSON.stringify(staticData)) as IDataObject;
-		expect(loaded).toEqual(JSON.parse(JSON.stringify(state)));
-		expect(markPolled(loaded)).toBe(false);
-		expect(read(staticData)).toEqual({ state, restartAtNow: [], repairs: [] });
 	});
 
 	it('migrates what version 1 stored: everything kept, a cut read goes on from its since (seen drops repeats)', () => {

@@ -19,6 +19,8 @@ let sessions = 0;
 export interface PollOutcome {
 	items: IDataObject[];
 	error?: Error;
+	/** n8n's activation poll threw, so n8n failed the activation. */
+	activationFailed?: boolean;
 }
 
 interface Activation {
@@ -86,10 +88,14 @@ export class TriggerSession {
 			pollBudgetMs: options.pollBudgetMs,
 		});
 		activation.polled = true;
-		if (isActivationPoll && tick.error) this.activation = undefined; // activation failed: nothing stays active
+		if (isActivationPoll && tick.activationFailed) this.activation = undefined; // activation failed: nothing stays active
 		if (tick.staticDataSaved) this.storedStaticData = activation.trigger.staticData();
 		if (options.discarded) this.restart();
-		return { items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error };
+		return {
+			items: (tick.items?.[0] ?? []).map((item) => item.json),
+			error: tick.error,
+			...(tick.activationFailed && { activationFailed: true }),
+		};
 	}
 
 	/**

@@ -5,6 +5,7 @@
  */
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { isTransientError } from '../shared/transport/errors';
 import { getResponsesPage } from '../shared/transport/paging';
 import type { HandledVersion } from './cursor';
 import { advanceCursor, submittedAtMs } from './cursor';
@@ -18,6 +19,9 @@ import type { TriggerSettings } from './settings';
 
 /** Without a Date header from the service, how far back the first poll looks. */
 const NO_SERVICE_CLOCK_MARGIN_MS = 60 * 60 * 1000;
+
+/** Forms asked for the service's clock at most, when the list of forms sends none. */
+const CLOCK_PROBES = 3;
 
 /**
  * Selected Forms: a form taken out of the selection is forgotten; a form added to it starts
@@ -34,7 +38,7 @@ export async function followSelection(
 	for (const formId of Object.keys(state.forms)) if (!selected.has(formId)) delete state.forms[formId];
 	const added = listing.forms.filter((form) => !state.forms[form.id] && !restartAtNow.includes(form.id));
 	if (!added.length) return;
-	const nowMs = listing.serviceNowMs ?? (await serviceClock(added[0].id, allowance));
+	const nowMs = listing.serviceNowMs ?? (await serviceClock(added.map((form) => form.id), allowance));
 	for (const form of added) state.forms[form.id] = await startWatching(settings, form, nowMs, state.rev, allowance);
 }
 
@@ -56,7 +60,7 @@ export async function activate(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
-	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(forms[0].id, allowance);
+	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(forms.map((form) => form.id), allowance);
 	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
@@ -120,11 +124,26 @@ async function startWatching(
 }
 
 /**
- * The service's clock, from the Date header of one small read of a form; the n8n host's clock
+ * The service's clock, from the Date header of one small read of the first of these forms that
+ * answers (a missing or denied form is passed over while others are left); the n8n host's clock
  * minus a margin when the service sends none.
  */
-export async function serviceClock(formId: string, allowance: PollAllowance): Promise<number> {
-	const probe = await getResponsesPage(allowance.client, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline });
-	allowance.onPage();
-	return probe.serviceTimeMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+export async function serviceClock(formIds: string[], allowance: PollAllowance): Promise<number> {
+	// A form that is missing or denied says nothing of the clock: the next one is asked. When no
+	// form is left to ask, its failure is the poll's (One Form: the user sees at once why).
+	const asked = formIds.slice(0, CLOCK_PROBES);
+	for (const [index, formId] of asked.entries()) {
+		const probe = await getResponsesPage(allowance.client, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline }).then(
+			(page) => page,
+			(error: unknown) => ({ error }),
+		);
+		allowance.onPage();
+		if ('error' in probe) {
+			if (isTransientError(probe.error) || index === asked.length - 1) throw probe.error;
+			continue;
+		}
+		if (probe.serviceTimeMs !== undefined) return probe.serviceTimeMs;
+		break;
+	}
+	return Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 }

@@ -34,7 +34,7 @@ export const triggerProperties: INodeProperties[] = [
 				value: 'newResponse',
 				action: 'On new response',
 				description:
-					'A response submitted after the trigger was activated. When a respondent later updates a response, it is not emitted again.',
+					'A response submitted after the trigger was activated. A later version of a response (its respondent updated it) is not emitted again while the trigger remembers the response: within the look-back window.',
 			},
 			{
 				name: 'New or Updated Response',
@@ -121,7 +121,7 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { ...V2, onActivation: ['since'] } },
 		description:
-			"Every response submitted at or after this moment is emitted once the workflow is activated. A date without a time zone is read in the workflow's time zone.",
+			"Every response submitted at or after this moment is emitted once the workflow is activated (a date in the future holds back the responses until then). A date without a time zone is read in the workflow's time zone.",
 	},
 	{
 		displayName: 'Options',

@@ -28,14 +28,15 @@ export interface Candidate extends HandledVersion {
 const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
 
 /**
- * All Forms: polls in a row a form may fail before it is reported as an error (on the next poll
- * with nothing else to emit), and how many more failed polls before it is reported again.
+ * Several forms: polls in a row a form may fail before it is reported as an error of the
+ * workflow (see reportFailingForm in poll.ts); FORM_FAILURES_REPORTED_AGAIN: how many more
+ * failed polls before it is reported again.
  */
 const FORM_FAILURES_REPORTED = 5;
 
 /**
  * Selected Forms: a selected form that the listing lacks and the API does not find is gone for
- * good; it is reported on the first poll with nothing else to emit.
+ * good; it is reported on the first poll that finds it so.
  */
 const GONE_FORM_FAILURES_REPORTED = 1;
 

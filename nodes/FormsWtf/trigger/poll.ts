@@ -10,7 +10,7 @@ import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
 import type { TriggerState } from './state';
-import { markPolled, readState, startedAt, unlessAlreadyPolling, writeState } from './state';
+import { readState, startedAt, unlessAlreadyPolling, writeState } from './state';
 import { activate, followSelection, serviceClock } from './activation';
 import { PollAllowance } from './allowance';
 import { listWatchedForms } from './listing';
@@ -44,7 +44,6 @@ export async function pollResponses(
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
 	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
-		const laterPollOfActivation = markPolled(staticData);
 		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
 		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
 		const allowance = new PollAllowance(client, Date.now() + budgetMs * BUDGET_SHARE);
@@ -62,23 +61,20 @@ export async function pollResponses(
 			}
 			if (settings.watch === 'selectedForms') await followSelection(settings, state, listing, restartAtNow, allowance);
 			if (restartAtNow.length) {
-				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow[0], allowance));
+				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
 				// The Date header has whole seconds: the end of that second is after every response
 				// that existed when the service answered, so none is emitted again.
 				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
 			}
 			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
 			delete next.failures;
-			if (failingForm && !items.length && laterPollOfActivation) {
-				// A form that keeps failing is reported as an error of the workflow, on a poll that
-				// has nothing else to emit: the other forms' responses are never held back for it.
-				// Never on n8n's activation poll: its error would fail the activation (markPolled).
+			if (failingForm) {
 				const cursor = next.forms[failingForm.formId];
 				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
-				if (commit(next)) throw failingForm.error;
-				return null;
 			}
-			return commit(next) && items.length ? [items] : null;
+			if (!commit(next)) return null;
+			if (failingForm) reportFailingForm(context, failingForm.error);
+			return items.length ? [items] : null;
 		} catch (error) {
 			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
 			// The cursors stay as n8n stored them: the next poll reads the same window again.
@@ -92,6 +88,17 @@ export async function pollResponses(
 	return result ?? null;
 }
 
+
+/**
+ * A form that keeps failing is reported as an error of the workflow (an error execution, and
+ * the error workflow if one is set), through n8n's __emitError rather than thrown: the poll
+ * still emits the other forms' responses, and on n8n's activation poll a thrown error would
+ * fail the activation, which n8n tries again from the same stored state, again and again.
+ */
+function reportFailingForm(context: IPollFunctions, error: Error): void {
+	if (typeof context.__emitError === 'function') context.__emitError(asNodeError(context.getNode(), error));
+	else warn(context, error.message);
+}
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {
 	// getPollBudgetMs is new in n8n 2.41; older n8n gives no budget.

@@ -387,23 +387,6 @@ export function fromDate(sinceMs: number): FormCursor {
 }
 
 /**
- * Marks n8n's static data object as polled, and says whether it was before: whether this poll
- * is a later poll of the same activation rather than n8n's first (activation) poll. n8n fails an
- * activation whose first poll throws and tries it again from the same stored state, so a report
- * of one failing form thrown there would keep the whole trigger inactive. The mark is a symbol on
- * n8n's own object: never stored (JSON leaves symbols out), gone with the activation, and never
- * a part of the state.
- */
-const POLLED_IN_THIS_ACTIVATION = Symbol('formsWtfTrigger.polledInThisActivation');
-
-export function markPolled(staticData: IDataObject): boolean {
-	const marked = staticData as IDataObject & { [POLLED_IN_THIS_ACTIVATION]?: boolean };
-	const before = marked[POLLED_IN_THIS_ACTIVATION] === true;
-	Object.defineProperty(marked, POLLED_IN_THIS_ACTIVATION, { value: true, enumerable: false, configurable: true });
-	return before;
-}
-
-/**
  * The polls of this process that are running now, by trigger. n8n's own scheduler starts a
  * poll on every tick whether or not the last one finished, and both would start from the same
  * stored state and emit the same responses. A poll that finds another poll of the same trigger

@@ -5,6 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
 import { getResponsesPage, MAX_PAGE_SIZE } from '../shared/transport/paging';
+import type { PageRequest } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import { compareOldestFirst, submittedAtMs } from './cursor';
 import type { WatchedForm } from './listing';
@@ -45,15 +46,17 @@ export async function sampleNewest(
 	};
 	const larger: WatchedForm[] = [];
 	let failure: unknown;
-	for (const form of formsToSample(listing.forms)) {
-		const page = await getResponsesPage(client, { formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 }).then(
+	// One form of several that cannot be read does not keep the others from showing one.
+	const readPage = async (request: PageRequest) =>
+		await getResponsesPage(client, request).then(
 			(answer) => answer,
 			(error: unknown) => {
-				// One form of several that cannot be read does not keep the others from showing one.
 				failure ??= error ?? new Error('The read failed');
 				return undefined;
 			},
 		);
+	for (const form of formsToSample(listing.forms)) {
+		const page = await readPage({ formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 });
 		if (!page) {
 			if (settings.watch === 'form') break;
 			continue;
@@ -67,8 +70,8 @@ export async function sampleNewest(
 		const sinceMs = serviceNowMs - windowMs;
 		for (const form of larger) {
 			const since = new Date(sinceMs).toISOString();
-			const page = await getResponsesPage(client, { formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
-			consider(page.responses, form);
+			const page = await readPage({ formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
+			if (page) consider(page.responses, form);
 		}
 		// Anything newer than what was found lies in this window, and was read.
 		if (best && best.atMs >= sinceMs) break;
