@@ -21,6 +21,7 @@ import { join } from 'path';
 
 import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
+import { AGENT_N8N, agentSuite } from './agent';
 import { editorSuite } from './editor';
 import { N8nInstance } from './n8nInstance';
 import { packPackage } from './pack';
@@ -178,6 +179,7 @@ const SUITES: Array<{ name: string; versions: string[]; run: (context: E2eContex
 	},
 	{ name: 'queue', versions: [QUEUE_N8N], run: queueMode },
 	{ name: 'editor', versions: [EDITOR_N8N], run: editorSuite },
+	{ name: 'agent', versions: [AGENT_N8N], run: agentSuite },
 ];
 
 async function main(): Promise<void> {
