@@ -4,10 +4,12 @@
  * Nodes panel installs it and the local Forms.wtf API behind it.
  *
  * One walk through the editor, as a person would take it: sign in, find the nodes in the node
- * creator, create the credential (a revoked key, a plan below Team and a wrong Base URL first),
- * pick a form, fetch test events from the trigger, then add the action node and execute its
- * operations. Every screen is saved as a PNG in .tmp/editor-screenshots/ (git-ignored), so a
- * person can look at it after a run.
+ * creator (the trigger's actions named after what it fires on), create the credential (a revoked
+ * key, a plan below Team and a wrong Base URL first), pick a form, fetch test events from the
+ * trigger, set its options, switch it to Selected Forms (two forms ticked in the list loaded from
+ * the API, every response since a date) and check what n8n saved, then add the action node and
+ * execute its operations. Every screen is saved as a PNG in .tmp/editor-screenshots/
+ * (git-ignored), so a person can look at it after a run.
  *
  * Selectors are n8n's own `data-test-id` attributes (those its Playwright suite uses), so layout
  * changes do not break the test. The browser is Debian's `chromium`, driven by playwright-core;
@@ -18,7 +20,7 @@
  * Credential field has no "Connect to" button, and its credential dialog shows n8n's own messages
  * instead of ours, so on 1.x the suite reports that it does not apply and stops.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'fs';
 import { join, resolve } from 'path';
 import { chromium, selectors } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -92,9 +94,67 @@ function parseSize(text: string): number | undefined {
 	return Number(match[1]) * unit;
 }
 
+/** A workflow as n8n stores it, as far as the checks read it. */
+interface StoredWorkflow {
+	id?: string;
+	nodes?: Array<{ type?: string; typeVersion?: number; parameters?: Record<string, unknown> }>;
+}
+
+/** The trigger node of a stored workflow. */
+function triggerOf(workflow: StoredWorkflow | undefined) {
+	return workflow?.nodes?.find((node) => node.type === `${PACKAGE}.formsWtfTrigger`);
+}
+
+/** A workflow read from n8n's database with `n8n export:workflow`, or undefined. */
+async function storedWorkflow(instance: N8nInstance, id: string): Promise<StoredWorkflow | undefined> {
+	const file = join(instance.userFolder, `export-${id}-${Date.now()}.json`);
+	const result = await instance.cli(['export:workflow', `--id=${id}`, `--output=${file}`]);
+	if (result.code !== 0 || !existsSync(file)) throw new Error(`n8n export:workflow failed: ${(result.stderr || result.stdout).slice(-400)}`);
+	const exported = JSON.parse(readFileSync(file, 'utf8')) as StoredWorkflow | StoredWorkflow[];
+	rmSync(file, { force: true });
+	return Array.isArray(exported) ? exported[0] : exported;
+}
+
 /** What the suite clicks: n8n's editor, found by its data-test-id attributes. */
 class Editor {
-	constructor(readonly page: Page) {}
+	/** What n8n answered to each save of the workflow (POST or PATCH /rest/workflows[/id]), in order. */
+	private readonly saves: StoredWorkflow[] = [];
+
+	constructor(
+		readonly page: Page,
+		private readonly readStored: (id: string) => Promise<StoredWorkflow | undefined>,
+	) {
+		page.on('response', (response) => {
+			const { pathname } = new URL(response.url());
+			if (!['POST', 'PATCH', 'PUT'].includes(response.request().method()) || !/^\/rest\/workflows(\/[^/]+)?$/.test(pathname)) return;
+			response.json().then(
+				(body: { data?: StoredWorkflow }) => body.data && this.saves.push(body.data),
+				() => undefined,
+			);
+		});
+	}
+
+	/**
+	 * The workflow as n8n stored it. n8n 2.41 saves a workflow by itself a moment after each change
+	 * (autosave; N8N_WORKFLOWS_AUTOSAVE_DISABLED turns it off); without autosave the editor shows a
+	 * Save button, which this clicks. Waits (20 s at most) for a save that n8n answered with
+	 * `ready` true, then reads the workflow from n8n's database (`n8n export:workflow`), so the
+	 * checks see what was stored rather than what the editor shows.
+	 */
+	async savedWorkflow(ready: (workflow: StoredWorkflow) => boolean): Promise<{ workflow?: StoredWorkflow; detail: string }> {
+		const save = this.byId('workflow-save-button');
+		if ((await save.isVisible()) && (await save.isEnabled())) await save.click();
+		const answered = () => [...this.saves].reverse().find(ready);
+		await waitUntil(async () => answered() !== undefined, 10_000, 'an autosave').catch(async () => {
+			// Neither an autosave nor a Save button: the keyboard shortcut.
+			await this.page.keyboard.press('Control+s');
+			await waitUntil(async () => answered() !== undefined, 10_000, 'a save').catch(() => undefined);
+		});
+		const fromUrl = /\/workflow\/([^/?#]+)/.exec(this.page.url())?.[1];
+		const id = answered()?.id ?? this.saves.at(-1)?.id ?? (fromUrl === 'new' ? undefined : fromUrl);
+		if (!id) return { detail: `not saved (${this.saves.length} saves seen, at ${this.page.url()})` };
+		return { workflow: await this.readStored(id), detail: `workflow ${id} as stored, after ${this.saves.length} save(s) in the editor` };
+	}
 
 	byId(id: string): Locator {
 		return this.page.getByTestId(id);
@@ -314,7 +374,7 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 		const context = await browser.newContext({ baseURL: base, viewport: { width: 1440, height: 900 } });
 		const page = await context.newPage();
 		page.setDefaultTimeout(20_000);
-		const ui = new Editor(page);
+		const ui = new Editor(page, async (id) => await storedWorkflow(instance, id));
 		const shots = new Screenshots(page, SCREENSHOT_DIR);
 		log(`screenshots: ${SCREENSHOT_DIR}`);
 		await walk(ui, shots, harness);
@@ -362,14 +422,18 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const listed = await ui.creatorItems();
 		const panelIcons = await ui.creatorIcons();
 		await shots.take('node-creator-actions');
-		const wanted = ['On new Forms.wtf event', 'Get a form', 'Get many forms', 'Export responses', 'Get many responses'];
+		// n8n names a trigger's actions after the options of its "Trigger On" parameter (their
+		// `action` texts), and falls back to "On new <node> event" without one.
+		const triggers = ['On new response', 'On new or updated response'];
+		const wanted = [...triggers, 'Get a form', 'Get many forms', 'Export responses', 'Get many responses'];
 		check(
-			label('its panel shows the trigger and the 4 actions, each with the icon'),
+			label('its panel shows the trigger\'s 2 actions ("On new response", "On new or updated response") and the 4 actions, each with the icon'),
 			wanted.every((name) => listed.includes(name)) &&
+				!listed.includes('On new Forms.wtf event') &&
 				panelIcons.filter((icon) => icon.src.includes(`/${PACKAGE}/`) && icon.loaded).length >= wanted.length,
 			listed.join(' | '),
 		);
-		await ui.creatorItem('On new Forms.wtf event').click();
+		await ui.creatorItem('On new response').click();
 	});
 	if (!found) return;
 
@@ -469,8 +533,11 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		);
 	});
 
+	/** The response Fetch Test Event should show: the newest, submitted to "feedback" just before. */
+	let newestId = '';
 	await part(shots, 'trigger, test event', async () => {
 		const [newest] = await harness.control.submitResponses(feedback.id, [{}]);
+		newestId = newest.id;
 		await ui.formById(feedback.id);
 		await ui.executeNode(ui.output.getByTestId('node-run-status-success'));
 		const count = await ui.itemCount();
@@ -496,29 +563,140 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			outputs.some((text) => text.startsWith('Simplified') && /Renaming a question/.test(text)),
 			outputs.map((text) => text.replace(/\s*\n\s*/g, ': ')).join(' | '),
 		);
-		await ui.byId('collection-parameter-add').click();
-		const options = await ui.openOptions();
-		await ui.page.getByRole('option').filter({ visible: true }).filter({ hasText: 'Existing Responses' }).first().click();
-		const backfill = ui.parameter('backfill');
-		await backfill.waitFor();
+		// Trigger On, as the node creator's action set it.
+		const triggerOn = await ui.inputValue('event');
+		await ui.parameter('event').click();
+		const events = await ui.openOptions();
+		await page.keyboard.press('Escape');
+		check(
+			label('trigger: "On new response" in the node creator gives Trigger On = New Response (or New or Updated Response)'),
+			triggerOn === 'New Response' && JSON.stringify(events) === JSON.stringify(['New Response', 'New or Updated Response']),
+			`${triggerOn}; choices ${events.join(', ')}`,
+		);
+		// On Activation, Emit: three choices; the newest N asks for a number.
+		const emitDefault = await ui.inputValue('onActivation');
+		await ui.parameter('onActivation').click();
+		const emits = await ui.openOptions();
+		await page.keyboard.press('Escape');
+		await ui.chooseOption('onActivation', 'The Newest Existing Responses, Then New Ones');
+		const count = ui.parameter('existingCount');
+		await count.waitFor();
 		const input = {
-			type: await backfill.locator('input').first().getAttribute('type'),
-			value: await backfill.locator('input').first().inputValue(),
-			numeric: await backfill.getByTestId('input-number').or(backfill.locator('.el-input-number')).count(),
-			hint: await ui.byId('node-parameters').getByText(/^A number: 0 emits only/).first().isVisible(),
+			value: await count.locator('input').first().inputValue(),
+			numeric: await count.getByTestId('input-number').or(count.locator('.el-input-number')).count(),
+		};
+		// Options: the look-back window alone. n8n adds a collection's only option at once, and
+		// lists the options to pick from when there are several.
+		await ui.byId('collection-parameter-add').click();
+		const lookBack = ui.parameter('lookBackMinutes');
+		const listedOptions = page.getByRole('option').filter({ visible: true });
+		await lookBack.or(listedOptions.first()).first().waitFor();
+		let options = ['Look-Back Window (Minutes)'];
+		if (!(await lookBack.isVisible())) {
+			options = await ui.openOptions();
+			await listedOptions.filter({ hasText: 'Look-Back Window' }).first().click();
+		}
+		const lookBackShown = {
+			label: await ui.byId('node-parameters').getByText('Look-Back Window (Minutes)').first().isVisible(),
+			value: await lookBack.locator('input').first().inputValue(),
 		};
 		await shots.take('trigger-options');
 		check(
-			label('trigger: the options read as what they take (a number of existing responses, minutes, a choice)'),
-			options.includes('Existing Responses to Emit') && options.includes('Look-Back Window (Minutes)') &&
-				options.includes('Updated Responses') && input.value === '0' && input.numeric > 0 && input.hint,
-			`${options.join(', ')}; ${JSON.stringify(input)}`,
+			label('trigger: On Activation, Emit offers only new / the newest N (a number, 10) / every response since a date; Options has the look-back window (10 minutes)'),
+			emitDefault === 'Only New Responses' &&
+				JSON.stringify(emits) ===
+					JSON.stringify(['Only New Responses', 'The Newest Existing Responses, Then New Ones', 'Every Response Since a Date, Then New Ones']) &&
+				input.value === '10' &&
+				input.numeric > 0 &&
+				JSON.stringify(options) === JSON.stringify(['Look-Back Window (Minutes)']) &&
+				lookBackShown.label &&
+				lookBackShown.value === '10',
+			`${emitDefault}; choices ${emits.join(', ')}; ${JSON.stringify(input)}; options ${options.join(', ')}, ${JSON.stringify(lookBackShown)}`,
+		);
+	});
+
+	// Selected Forms: two forms ticked in the list loaded from the API, every response since a
+	// date; then what n8n saved.
+	const sinceTyped = '2026-01-02 03:04:05';
+	await part(shots, 'trigger, Selected Forms', async () => {
+		const bugs = await harness.control.form('bugs');
+		await ui.chooseOption('watch', 'Selected Forms');
+		const picker = ui.parameter('formIds');
+		await picker.waitFor();
+		// The list loads from the API when the field appears; the field takes clicks once it has.
+		// (Until then the options still showing may be Watch's, closing.)
+		const options = page.getByRole('option').filter({ visible: true });
+		const openList = async () => {
+			await picker.click();
+			if (await options.filter({ hasText: feedback.title }).first().waitFor({ timeout: 3_000 }).then(() => true, () => false)) return true;
+			await page.keyboard.press('Escape');
+			return false;
+		};
+		await waitUntil(openList, 20_000, 'the list of forms');
+		const listed = await ui.openOptions();
+		await shots.take('selected-forms-list');
+		const expected = own.map(pickerName).sort((a, b) => a.localeCompare(b));
+		check(
+			label("trigger, Selected Forms: the list shows the account's forms, loaded from the API"),
+			JSON.stringify(listed) === JSON.stringify(expected),
+			listed.join(' | '),
+		);
+		for (const form of [feedback, bugs]) {
+			const option = options.filter({ has: page.getByText(form.title, { exact: true }) }).first();
+			if (!(await option.isVisible())) await openList();
+			await option.click();
+		}
+		await page.keyboard.press('Escape');
+		const chips = await picker.innerText();
+		await ui.chooseOption('onActivation', 'Every Response Since a Date, Then New Ones');
+		const date = ui.parameter('submittedSince');
+		await date.waitFor();
+		await date.locator('input').first().fill(sinceTyped);
+		await date.locator('input').first().press('Enter');
+		await ui.blur();
+		const shown = await ui.inputValue('submittedSince');
+		await shots.take('selected-forms-set');
+		check(
+			label('trigger, Selected Forms: two forms ticked, a date in Submitted Since'),
+			[feedback.title, bugs.title].every((title) => chips.includes(title)) && shown === sinceTyped,
+			`${chips.replace(/\s*\n\s*/g, ', ')}; Submitted Since ${shown}`,
+		);
+		// Fetch Test Event: the newest response of the selected forms, naming its form.
+		await ui.executeNode(ui.output.getByTestId('node-run-status-success'));
+		const count = await ui.itemCount();
+		await ui.output.getByTestId('radio-button-table').click();
+		const data = ui.output.getByTestId('ndv-data-container');
+		await waitUntil(async () => (await data.innerText()).includes(newestId), 10_000, 'the response in the table').catch(() => undefined);
+		const table = await data.innerText();
+		await shots.take('selected-forms-test-event');
+		check(
+			label('trigger, Selected Forms: Fetch Test Event shows the newest response of the selected forms, with formTitle'),
+			count === '1 item' && newestId !== '' && table.includes(newestId) && table.includes(feedback.title),
+			`${count}; newest ${newestId} ${table.includes(newestId) ? 'shown' : 'not shown'}`,
 		);
 		await ui.byId('ndv-close-button').click();
+		const saved = await ui.savedWorkflow((workflow) => triggerOf(workflow)?.parameters?.submittedSince !== undefined);
+		await shots.take('selected-forms-saved');
+		const trigger = triggerOf(saved.workflow);
+		const parameters = trigger?.parameters ?? {};
+		const wantedIds = [feedback.id, bugs.id];
+		check(
+			label('trigger, Selected Forms: the saved workflow holds version 2, watch selectedForms, the two form IDs, On Activation "since" and the date'),
+			trigger?.typeVersion === 2 &&
+				parameters.event === 'newResponse' &&
+				parameters.watch === 'selectedForms' &&
+				Array.isArray(parameters.formIds) &&
+				JSON.stringify([...parameters.formIds].sort()) === JSON.stringify([...wantedIds].sort()) &&
+				parameters.onActivation === 'since' &&
+				typeof parameters.submittedSince === 'string' &&
+				parameters.submittedSince.startsWith(sinceTyped.replace(' ', 'T')),
+			`${saved.detail}: ${JSON.stringify({ typeVersion: trigger?.typeVersion, ...parameters })}`,
+		);
 	});
 
 	// The action node, added after the trigger as a user adds it.
 	const added = await part(shots, 'action node, Get Many responses', async () => {
+		if (await ui.byId('ndv-close-button').isVisible()) await ui.byId('ndv-close-button').click();
 		await ui.byId('canvas-handle-plus').first().click();
 		await ui.searchNodes('forms');
 		await ui.creatorItem('Forms.wtf').click();
