@@ -11,8 +11,8 @@
  * the Forms.wtf API key is in none of it.
  *
  * Nothing is set for the package to be a tool: community nodes with `usableAsTool` are tools in
- * every n8n from 1.85 on (N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE, needed from 1.79, was removed
- * in 1.85: n8n-io/n8n PR #14042); the suite checks the variable is not set.
+ * every n8n from 1.85 on (N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE, added shortly before in
+ * n8n-io/n8n PR #13075, was removed in 1.85 by PR #14042); the suite checks it is not set.
  */
 import { readFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
