@@ -19,13 +19,22 @@ export default tseslint.config(
 		rules: {
 			'@typescript-eslint/no-unused-vars': [
 				'error',
-				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+				{
+					argsIgnorePattern: '^_',
+					varsIgnorePattern: '^_',
+					destructuredArrayIgnorePattern: '^_',
+					caughtErrors: 'none',
+				},
 			],
 			eqeqeq: ['error', 'always'],
 			// A focused test left in skips every other test of its file without a word.
 			'no-restricted-properties': [
 				'error',
-				...['describe', 'it', 'test'].map((object) => ({ object, property: 'only', message: 'Commit no focused tests.' })),
+				...['describe', 'it', 'test'].map((object) => ({
+					object,
+					property: 'only',
+					message: 'Commit no focused tests.',
+				})),
 			],
 		},
 	},

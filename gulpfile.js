@@ -5,10 +5,10 @@
 const { src, dest } = require('gulp');
 
 function buildIcons() {
-	return src(
-		['nodes/**/*.{png,svg}', 'nodes/**/*.node.json', 'credentials/**/*.{png,svg}'],
-		{ base: '.', encoding: false },
-	).pipe(dest('dist'));
+	return src(['nodes/**/*.{png,svg}', 'nodes/**/*.node.json', 'credentials/**/*.{png,svg}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest('dist'));
 }
 
 exports['build:icons'] = buildIcons;

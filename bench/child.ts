@@ -11,7 +11,14 @@ import { join } from 'path';
 
 import { HarnessControl } from '../test/harness';
 import { activatePollTrigger, configureRunner, runWorkflow } from '../test/runner';
-import { credentialsFor, formById, nodeTypes, pollTrigger, runFormsWtf, triggerNode } from '../test/support/formsWtf';
+import {
+	credentialsFor,
+	formById,
+	nodeTypes,
+	pollTrigger,
+	runFormsWtf,
+	triggerNode,
+} from '../test/support/formsWtf';
 import { testRetryPolicy } from '../test/support/retryPolicy';
 import { bareDownload, bareReturnAll, closeBareAgent } from './lib/bare';
 import { useInMemoryDeduplication } from './lib/dedup';
@@ -71,7 +78,8 @@ class MemorySampler {
 		const usage = process.memoryUsage();
 		if (usage.heapUsed > this.heapPeak) this.heapPeak = usage.heapUsed;
 		if (usage.rss > this.rssPeak) this.rssPeak = usage.rss;
-		if (usage.external + usage.arrayBuffers > this.externalPeak) this.externalPeak = usage.external + usage.arrayBuffers;
+		if (usage.external + usage.arrayBuffers > this.externalPeak)
+			this.externalPeak = usage.external + usage.arrayBuffers;
 	}
 
 	stop(): Memory {
@@ -98,7 +106,9 @@ let profileSession: Session | undefined;
 
 function post(method: string, params?: object): Promise<unknown> {
 	return new Promise((resolve, reject) =>
-		profileSession?.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))),
+		profileSession?.post(method, params ?? {}, (error, result) =>
+			error ? reject(error) : resolve(result),
+		),
 	);
 }
 
@@ -145,7 +155,12 @@ async function counted(
 		requests: log.length,
 		rateLimited: log.filter((entry) => entry.status === 429).length,
 		...outcome,
-		...(keepLog && { log: log.map((entry): [number, number | null] => [Date.parse(entry.timestamp) - first, entry.status]) }),
+		...(keepLog && {
+			log: log.map((entry): [number, number | null] => [
+				Date.parse(entry.timestamp) - first,
+				entry.status,
+			]),
+		}),
 	};
 }
 
@@ -155,7 +170,9 @@ function requireBase(): N8nBase {
 	return lookup.base;
 }
 
-function errorText(error: { message?: string; description?: string | null } | undefined): string | undefined {
+function errorText(
+	error: { message?: string; description?: string | null } | undefined,
+): string | undefined {
 	if (!error) return undefined;
 	return [error.message, error.description].filter(Boolean).join(' — ');
 }
@@ -176,10 +193,21 @@ async function returnAllOnce(job: ReturnAllJob, formId: string, apiKey: string) 
 			const result = await runFormsWtf({
 				baseUrl,
 				apiKey,
-				parameters: { resource: 'response', operation: 'getAll', formId: formById(formId), returnAll: true, output },
+				parameters: {
+					resource: 'response',
+					operation: 'getAll',
+					formId: formById(formId),
+					returnAll: true,
+					output,
+				},
 			});
 			const items = result.status === 'success' ? result.outputOf(OUR_NODE).length : undefined;
-			return { ok: result.status === 'success', error: errorText(result.error), items, keep: result };
+			return {
+				ok: result.status === 'success',
+				error: errorText(result.error),
+				items,
+				keep: result,
+			};
 		}
 		case 'http': {
 			const base = requireBase();
@@ -189,7 +217,12 @@ async function returnAllOnce(job: ReturnAllJob, formId: string, apiKey: string) 
 				credentials: headerAuthCredentials(base, apiKey),
 			});
 			const items = result.status === 'success' ? result.outputOf(SPLIT_NODE).length : undefined;
-			return { ok: result.status === 'success', error: errorText(result.error), items, keep: result };
+			return {
+				ok: result.status === 'success',
+				error: errorText(result.error),
+				items,
+				keep: result,
+			};
 		}
 	}
 }
@@ -205,16 +238,25 @@ async function returnAll(job: ReturnAllJob, control: HarnessControl): Promise<Ch
 	const warm = await returnAllOnce(job, job.warmFormId, job.target.warmKey);
 	if (!warm.ok) throw new Error(`warm-up failed: ${warm.error ?? 'unknown'}`);
 
-	await control.updateSettings({ rateLimit: job.rateLimit, retryAfterHeader: job.retryAfterHeader });
+	await control.updateSettings({
+		rateLimit: job.rateLimit,
+		retryAfterHeader: job.retryAfterHeader,
+	});
 	const sampler = new MemorySampler();
 	sampler.start();
 	let keep: unknown;
 	await startProfile();
-	const step = await counted(control, job.client, `/forms/${job.formId}/responses`, async () => {
-		const outcome = await returnAllOnce(job, job.formId, job.target.apiKey);
-		keep = outcome.keep;
-		return { ok: outcome.ok, error: outcome.error, items: outcome.items };
-	}, job.keepLog);
+	const step = await counted(
+		control,
+		job.client,
+		`/forms/${job.formId}/responses`,
+		async () => {
+			const outcome = await returnAllOnce(job, job.formId, job.target.apiKey);
+			keep = outcome.keep;
+			return { ok: outcome.ok, error: outcome.error, items: outcome.items };
+		},
+		job.keepLog,
+	);
 	await stopProfile(`returnAll-${job.client}`);
 	const memory = sampler.stop();
 	void keep; // held until memory was read: n8n keeps an execution's output until it is saved
@@ -246,7 +288,11 @@ async function trigger(job: TriggerJob, control: HarnessControl): Promise<ChildR
 	};
 	const steps: Step[] = [];
 	for (const session of sessions) {
-		steps.push(await counted(control, `${session.label}:activate`, `/forms/${session.formId}/`, () => poll(session)));
+		steps.push(
+			await counted(control, `${session.label}:activate`, `/forms/${session.formId}/`, () =>
+				poll(session),
+			),
+		);
 		for (let i = 0; i < 2; i++) await poll(session); // warm-up, not recorded
 	}
 	// No 10 ms memory sampler here: polls take milliseconds, and the sampler would be part of them.
@@ -255,7 +301,11 @@ async function trigger(job: TriggerJob, control: HarnessControl): Promise<ChildR
 	for (let i = 0; i < job.quietPolls; i++) {
 		// Interleaved, so that a busy moment of the machine hits both forms alike.
 		for (const session of i % 2 === 0 ? sessions : [...sessions].reverse()) {
-			steps.push(await counted(control, `${session.label}:quiet`, `/forms/${session.formId}/`, () => poll(session)));
+			steps.push(
+				await counted(control, `${session.label}:quiet`, `/forms/${session.formId}/`, () =>
+					poll(session),
+				),
+			);
 		}
 	}
 	await stopProfile('trigger');
@@ -289,14 +339,19 @@ async function triggerScale(job: TriggerScaleJob, control: HarnessControl): Prom
 				return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
 			};
 			steps.push(await counted(control, `${count}:activate`, '/forms', () => poll(true)));
-			for (let i = 0; i < job.idlePolls; i++) steps.push(await counted(control, `${count}:idle`, '/forms', () => poll(false)));
+			for (let i = 0; i < job.idlePolls; i++)
+				steps.push(await counted(control, `${count}:idle`, '/forms', () => poll(false)));
 		} finally {
 			await api.close();
 		}
 	}
 	const { formId, backfill, pollBudgetMs, recentResponses } = job.existing;
 	const emitExisting = async (label: string) => {
-		const trigger = await activate(job.target.baseUrl, { watch: 'form', formId: formById(formId), options: { backfill } }, pollBudgetMs);
+		const trigger = await activate(
+			job.target.baseUrl,
+			{ watch: 'form', formId: formById(formId), options: { backfill } },
+			pollBudgetMs,
+		);
 		let emitted = 0;
 		for (let poll = 0; poll < 100 && emitted < backfill; poll++) {
 			const step = await counted(control, label, `/forms/${formId}/`, async () => {
@@ -311,7 +366,11 @@ async function triggerScale(job: TriggerScaleJob, control: HarnessControl): Prom
 	const nowMs = Date.now();
 	await control.submitResponses(
 		formId,
-		Array.from({ length: recentResponses }, (_, i) => ({ submittedAt: new Date(nowMs - 60_000 - Math.floor((i / recentResponses) * 86_400_000)).toISOString() })),
+		Array.from({ length: recentResponses }, (_, i) => ({
+			submittedAt: new Date(
+				nowMs - 60_000 - Math.floor((i / recentResponses) * 86_400_000),
+			).toISOString(),
+		})),
 	);
 	await emitExisting('existing:recent');
 	return { steps, memory: new MemorySampler().stop() };
@@ -327,11 +386,16 @@ async function triggerScale(job: TriggerScaleJob, control: HarnessControl): Prom
  * trigger and every round of the single-form triggers (as they all poll at the same minute) is
  * counted in the harness's request log.
  */
-async function triggerSelected(job: TriggerSelectedJob, control: HarnessControl): Promise<ChildReport> {
+async function triggerSelected(
+	job: TriggerSelectedJob,
+	control: HarnessControl,
+): Promise<ChildReport> {
 	const steps: Step[] = [];
 	const api = await startManyFormsApi(job.target.baseUrl, job.totalForms);
 	try {
-		const listing = await fetch(`${api.baseUrl}/forms`, { headers: { Authorization: `Bearer ${job.target.apiKey}` } });
+		const listing = await fetch(`${api.baseUrl}/forms`, {
+			headers: { Authorization: `Bearer ${job.target.apiKey}` },
+		});
 		const { forms } = (await listing.json()) as { forms: Array<{ id: string }> };
 		const stride = Math.floor(forms.length / job.watched);
 		const formIds = Array.from({ length: job.watched }, (_, i) => forms[i * stride].id);
@@ -345,13 +409,20 @@ async function triggerSelected(job: TriggerSelectedJob, control: HarnessControl)
 					workflowId: `bench-selected-${process.pid}-${name}`,
 				})
 			).trigger;
-		const tickOf = (trigger: Awaited<ReturnType<typeof activate>>) => async (activation: boolean) => {
-			const tick = await trigger.tick({ activation });
-			return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
-		};
-		const selected = tickOf(await activate({ ...common, watch: 'selectedForms', formIds }, 'selected'));
+		const tickOf =
+			(trigger: Awaited<ReturnType<typeof activate>>) => async (activation: boolean) => {
+				const tick = await trigger.tick({ activation });
+				return { ok: !tick.error, error: tick.error?.message, items: tick.items?.[0]?.length ?? 0 };
+			};
+		const selected = tickOf(
+			await activate({ ...common, watch: 'selectedForms', formIds }, 'selected'),
+		);
 		const singles = await Promise.all(
-			formIds.map(async (formId, i) => tickOf(await activate({ ...common, watch: 'form', formId: formById(formId) }, `single-${i}`))),
+			formIds.map(async (formId, i) =>
+				tickOf(
+					await activate({ ...common, watch: 'form', formId: formById(formId) }, `single-${i}`),
+				),
+			),
 		);
 		/** Every single-form trigger polls once: one minute of them. */
 		const round = (activation: boolean) => async () => {
@@ -371,7 +442,8 @@ async function triggerSelected(job: TriggerSelectedJob, control: HarnessControl)
 		for (let i = 0; i < job.idlePolls; i++) {
 			// Interleaved, so that a busy moment of the machine hits both alike.
 			const pair = [
-				async () => steps.push(await counted(control, 'selected:idle', '/forms', () => selected(false))),
+				async () =>
+					steps.push(await counted(control, 'selected:idle', '/forms', () => selected(false))),
 				async () => steps.push(await counted(control, 'singles:idle', '/forms', round(false))),
 			];
 			for (const measure of i % 2 === 0 ? pair : pair.reverse()) await measure();
@@ -408,7 +480,8 @@ async function pattern(job: PatternJob, control: HarnessControl): Promise<ChildR
 	await startProfile();
 	for (let i = 0; i < job.runs; i++) {
 		const step = await counted(control, 'run, nothing new', path, runOnce);
-		if (step.ok && step.items !== 0) Object.assign(step, { ok: false, error: `${step.items} items kept, expected 0` });
+		if (step.ok && step.items !== 0)
+			Object.assign(step, { ok: false, error: `${step.items} items kept, expected 0` });
 		steps.push(step);
 	}
 	await stopProfile('pattern');
@@ -430,7 +503,12 @@ async function exportOnce(job: ExportJob, formId: string, apiKey: string, fileNa
 	const result = await runFormsWtf({
 		baseUrl,
 		apiKey,
-		parameters: { resource: 'response', operation: 'export', formId: formById(formId), format: 'csv' },
+		parameters: {
+			resource: 'response',
+			operation: 'export',
+			formId: formById(formId),
+			format: 'csv',
+		},
 	});
 	try {
 		if (result.status !== 'success') return { ok: false, error: errorText(result.error) };
@@ -489,4 +567,3 @@ run(JSON.parse(readFileSync(jobPath, 'utf8')) as Job).then(
 		process.exit(1);
 	},
 );
-

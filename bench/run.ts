@@ -43,7 +43,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-	const options: Options = { quick: false, diagnose: false, parts: [1, 2, 3, 4], repeat: 0, windowMs: 3000, cpuProf: false };
+	const options: Options = {
+		quick: false,
+		diagnose: false,
+		parts: [1, 2, 3, 4],
+		repeat: 0,
+		windowMs: 3000,
+		cpuProf: false,
+	};
 	const number = (flag: string, value: string | undefined) => {
 		const n = Number(value);
 		if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number`);
@@ -59,7 +66,9 @@ function parseArgs(argv: string[]): Options {
 				options.diagnose = true;
 				break;
 			case '--sizes':
-				options.sizes = (argv[++i] ?? '').split(',').map((p) => Math.round(number('--sizes', p.trim())));
+				options.sizes = (argv[++i] ?? '')
+					.split(',')
+					.map((p) => Math.round(number('--sizes', p.trim())));
 				break;
 			case '--only':
 				options.parts = (argv[++i] ?? '').split(',').map((p) => number('--only', p.trim()));
@@ -123,10 +132,17 @@ async function main(): Promise<void> {
 		memoryGB: +(totalmem() / 2 ** 30).toFixed(1),
 		freeMemoryGBAtStart: +(freemem() / 2 ** 30).toFixed(1),
 		loadAvgAtStart: loadavg().map((l) => +l.toFixed(2)),
-		n8nBase: n8nBase.ok ? `${n8nBase.base.install} (n8n-nodes-base ${n8nBase.base.version})` : `unavailable: ${n8nBase.reason}`,
+		n8nBase: n8nBase.ok
+			? `${n8nBase.base.install} (n8n-nodes-base ${n8nBase.base.version})`
+			: `unavailable: ${n8nBase.reason}`,
 	};
-	console.log(`Forms.wtf benchmarks${options.quick ? ' (quick)' : ''}: parts ${options.parts.join(', ')}, ${options.repeat} repeat(s), on ${environment.cpus} CPUs, load ${environment.loadAvgAtStart.join(' ')}`);
-	if (!n8nBase.ok) console.log(`Note: n8n's own nodes are not available, so (b) and the Schedule pattern are skipped.\n  ${n8nBase.reason}`);
+	console.log(
+		`Forms.wtf benchmarks${options.quick ? ' (quick)' : ''}: parts ${options.parts.join(', ')}, ${options.repeat} repeat(s), on ${environment.cpus} CPUs, load ${environment.loadAvgAtStart.join(' ')}`,
+	);
+	if (!n8nBase.ok)
+		console.log(
+			`Note: n8n's own nodes are not available, so (b) and the Schedule pattern are skipped.\n  ${n8nBase.reason}`,
+		);
 
 	const parts: Array<[number, (c: BenchContext) => Promise<PartResult>]> = [
 		[1, returnAllPart],
@@ -144,13 +160,22 @@ async function main(): Promise<void> {
 			printPart(result);
 			console.log(`  (part ${number} took ${((Date.now() - partStart) / 1000).toFixed(0)} s)`);
 		} catch (error) {
-			console.log(`\nPart ${number} could not run: ${error instanceof Error ? error.stack : String(error)}`);
-			results.push({ title: `Part ${number}`, tables: [], verdicts: [], notes: [`could not run: ${String(error)}`], data: null });
+			console.log(
+				`\nPart ${number} could not run: ${error instanceof Error ? error.stack : String(error)}`,
+			);
+			results.push({
+				title: `Part ${number}`,
+				tables: [],
+				verdicts: [],
+				notes: [`could not run: ${String(error)}`],
+				data: null,
+			});
 		}
 	}
 
 	console.log('\nTargets');
-	for (const result of results) for (const verdict of result.verdicts) console.log(verdictLine(verdict));
+	for (const result of results)
+		for (const verdict of result.verdicts) console.log(verdictLine(verdict));
 
 	const out = resolve(options.out ?? join(resultsDir, `${stamp}.json`));
 	writeFileSync(
@@ -167,7 +192,9 @@ async function main(): Promise<void> {
 			1,
 		),
 	);
-	console.log(`\nResults: ${relative(process.cwd(), out)}${cpuProfileDir ? `; CPU profiles: ${relative(process.cwd(), cpuProfileDir)}` : ''} (${((Date.now() - started.getTime()) / 60000).toFixed(1)} min)`);
+	console.log(
+		`\nResults: ${relative(process.cwd(), out)}${cpuProfileDir ? `; CPU profiles: ${relative(process.cwd(), cpuProfileDir)}` : ''} (${((Date.now() - started.getTime()) / 60000).toFixed(1)} min)`,
+	);
 }
 
 function printPart(result: PartResult): void {

@@ -84,7 +84,8 @@ export class FormsWtfApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 429,
-					message: 'Forms.wtf is rate limiting this key (60 requests per minute). Try again in a minute.',
+					message:
+						'Forms.wtf is rate limiting this key (60 requests per minute). Try again in a minute.',
 				},
 			},
 		],

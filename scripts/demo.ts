@@ -36,7 +36,11 @@ function formatBytes(bytes: number): string {
 }
 
 /** Runs a step; for anything slower than a second, shows what it is doing meanwhile. */
-async function timed<T>(label: string, work: () => Promise<T>, progress?: () => Promise<string>): Promise<[T, number]> {
+async function timed<T>(
+	label: string,
+	work: () => Promise<T>,
+	progress?: () => Promise<string>,
+): Promise<[T, number]> {
 	const begin = Date.now();
 	let ticker: NodeJS.Timeout | undefined;
 	if (process.stdout.isTTY || progress) {
@@ -67,15 +71,24 @@ async function main(): Promise<void> {
 	const run = (parameters: IDataObject, apiKey = harness.keys.team) =>
 		runFormsWtf({ baseUrl: harness.baseUrl, apiKey, parameters });
 	try {
-		console.log(`Forms.wtf nodes in n8n's engine, against the local Forms.wtf API at ${harness.baseUrl}\n`);
+		console.log(
+			`Forms.wtf nodes in n8n's engine, against the local Forms.wtf API at ${harness.baseUrl}\n`,
+		);
 		rmSync(OUTPUT_DIR, { recursive: true, force: true });
 		mkdirSync(OUTPUT_DIR, { recursive: true });
 
 		// List forms
-		const [listed, listMs] = await timed('listing forms', () => run({ resource: 'form', operation: 'getAll' }));
+		const [listed, listMs] = await timed('listing forms', () =>
+			run({ resource: 'form', operation: 'getAll' }),
+		);
 		const forms = listed.outputOf(NODE).map((item) => item.json);
 		const unpublished = forms.filter((form) => form.published === false).length;
-		line(listed.status === 'success', 'List forms', `${forms.length} forms (${unpublished} unpublished) ${errorOf(listed)}`, listMs);
+		line(
+			listed.status === 'success',
+			'List forms',
+			`${forms.length} forms (${unpublished} unpublished) ${errorOf(listed)}`,
+			listMs,
+		);
 
 		// Get a form
 		const feedback = forms.find((form) => /feedback/i.test(String(form.title))) ?? forms[0];
@@ -85,16 +98,29 @@ async function main(): Promise<void> {
 		const detail = got.outputOf(NODE)[0]?.json ?? {};
 		const questions = Array.isArray(detail.questions) ? detail.questions.length : 0;
 		const gates = Array.isArray(detail.gateRules) ? detail.gateRules.length : 0;
-		line(got.status === 'success', 'Get form', `"${String(detail.title)}": ${questions} questions, ${gates} gate rules ${errorOf(got)}`, getMs);
+		line(
+			got.status === 'success',
+			'Get form',
+			`"${String(detail.title)}": ${questions} questions, ${gates} gate rules ${errorOf(got)}`,
+			getMs,
+		);
 
 		// Every response of the largest form
 		const largest = [...forms].sort((a, b) => Number(b.responseCount) - Number(a.responseCount))[0];
 		await harness.control.clearRequestLog();
 		const requestsFor = async (formId: string) =>
-			(await harness.control.requestLog()).filter((entry) => entry.path.includes(`/forms/${formId}/responses`)).length;
+			(await harness.control.requestLog()).filter((entry) =>
+				entry.path.includes(`/forms/${formId}/responses`),
+			).length;
 		const [all, allMs] = await timed(
 			'reading every response',
-			() => run({ resource: 'response', operation: 'getAll', formId: formById(String(largest.id)), returnAll: true }),
+			() =>
+				run({
+					resource: 'response',
+					operation: 'getAll',
+					formId: formById(String(largest.id)),
+					returnAll: true,
+				}),
 			async () => `(${await requestsFor(String(largest.id))} pages so far)`,
 		);
 		const responses = all.outputOf(NODE);
@@ -107,7 +133,9 @@ async function main(): Promise<void> {
 		);
 		if (sample) {
 			const answers = Object.entries((sample.answers ?? {}) as IDataObject).slice(0, 2);
-			console.log(`    e.g. ${String(sample.walletAddress)} at ${String(sample.submittedAt)}: ${answers.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join('; ')}`);
+			console.log(
+				`    e.g. ${String(sample.walletAddress)} at ${String(sample.submittedAt)}: ${answers.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join('; ')}`,
+			);
 		}
 
 		// Exports
@@ -117,7 +145,15 @@ async function main(): Promise<void> {
 			['merkle', harness.keys.business],
 		] as const) {
 			const [exported, exportMs] = await timed(`exporting ${format}`, () =>
-				run({ resource: 'response', operation: 'export', formId: formById(String(feedback.id)), format }, key),
+				run(
+					{
+						resource: 'response',
+						operation: 'export',
+						formId: formById(String(feedback.id)),
+						format,
+					},
+					key,
+				),
 			);
 			if (exported.status !== 'success') {
 				line(false, `Export ${format}`, errorOf(exported), exportMs);
@@ -127,9 +163,19 @@ async function main(): Promise<void> {
 			const path = join(OUTPUT_DIR, fileName);
 			writeFileSync(path, await exported.binaryOf(NODE, 0));
 			await exported.dispose();
-			line(true, `Export ${format}`, `${relative(process.cwd(), path)} (${formatBytes(statSync(path).size)})`, exportMs);
+			line(
+				true,
+				`Export ${format}`,
+				`${relative(process.cwd(), path)} (${formatBytes(statSync(path).size)})`,
+				exportMs,
+			);
 		}
-		const refused = await run({ resource: 'response', operation: 'export', formId: formById(String(feedback.id)), format: 'merkle' });
+		const refused = await run({
+			resource: 'response',
+			operation: 'export',
+			formId: formById(String(feedback.id)),
+			format: 'merkle',
+		});
 		line(
 			refused.error?.message === 'Merkle export needs the Forms.wtf Business plan',
 			'Merkle with a Team key',
@@ -140,7 +186,9 @@ async function main(): Promise<void> {
 	} finally {
 		await harness.close();
 	}
-	console.log(`\n${failures === 0 ? 'All steps passed' : `${failures} step(s) failed`} in ${formatMs(Date.now() - started)}. Files are in ${OUTPUT_DIR}`);
+	console.log(
+		`\n${failures === 0 ? 'All steps passed' : `${failures} step(s) failed`} in ${formatMs(Date.now() - started)}. Files are in ${OUTPUT_DIR}`,
+	);
 }
 
 /** The trigger as an active workflow: activation, three new responses, then a quiet poll. */
@@ -159,11 +207,22 @@ async function runTrigger(harness: RunningHarness, formId: string, title: string
 		return (result.items?.[0] ?? []).map((item) => item.json);
 	};
 	const [activation, activationMs] = await timed('activating the trigger', poll);
-	line(activation.length === 0, 'Trigger: activate', `watching "${title}"; existing responses are not emitted`, activationMs);
+	line(
+		activation.length === 0,
+		'Trigger: activate',
+		`watching "${title}"; existing responses are not emitted`,
+		activationMs,
+	);
 	const submitted = await harness.control.submitResponses(formId, [{}, {}, {}]);
 	const [emitted, pollMs] = await timed('polling', poll);
-	const same = emitted.map((item) => item.id).join() === submitted.map((response) => response.id).join();
-	line(same, 'Trigger: new responses', `3 submitted → ${emitted.length} emitted, oldest first, once each`, pollMs);
+	const same =
+		emitted.map((item) => item.id).join() === submitted.map((response) => response.id).join();
+	line(
+		same,
+		'Trigger: new responses',
+		`3 submitted → ${emitted.length} emitted, oldest first, once each`,
+		pollMs,
+	);
 	const [quiet, quietMs] = await timed('polling', poll);
 	line(quiet.length === 0, 'Trigger: next poll', `${quiet.length} emitted (nothing new)`, quietMs);
 }

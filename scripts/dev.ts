@@ -41,12 +41,25 @@ const ASSET = /\.(svg|png)$|\.node\.json$/;
 function watchBuild(outDir: string, log: (line: string) => void): ChildProcess {
 	const tsc = spawn(
 		process.execPath,
-		[require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--watch', '--preserveWatchOutput', '--outDir', outDir],
+		[
+			require.resolve('typescript/bin/tsc'),
+			'-p',
+			'tsconfig.json',
+			'--watch',
+			'--preserveWatchOutput',
+			'--outDir',
+			outDir,
+		],
 		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
 	);
 	for (const stream of [tsc.stdout, tsc.stderr]) {
 		stream.setEncoding('utf8');
-		stream.on('data', (chunk: string) => chunk.split('\n').filter((line) => line.trim()).forEach(log));
+		stream.on('data', (chunk: string) =>
+			chunk
+				.split('\n')
+				.filter((line) => line.trim())
+				.forEach(log),
+		);
 	}
 	return tsc;
 }
@@ -71,7 +84,9 @@ function watchAssets(outDir: string, log: (line: string) => void): FSWatcher[] {
 }
 
 async function main(): Promise<void> {
-	console.log(`Preparing n8n ${VERSION} (installed once into ${process.env.FORMSWTF_N8N_CACHE ?? '~/.cache/n8n-nodes-formswtf'})…`);
+	console.log(
+		`Preparing n8n ${VERSION} (installed once into ${process.env.FORMSWTF_N8N_CACHE ?? '~/.cache/n8n-nodes-formswtf'})…`,
+	);
 	const instance = await N8nInstance.prepare(VERSION);
 	const tarball = packPackage();
 	await instance.installPackage(tarball, PACKAGE);
@@ -80,16 +95,33 @@ async function main(): Promise<void> {
 
 	const harness = await startHarness({ port: HARNESS_PORT, largeFormResponses: 100_000 });
 	await instance.importJson('credentials', [
-		{ ...CREDENTIAL, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
+		{
+			...CREDENTIAL,
+			type: 'formsWtfApi',
+			data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl },
+		},
 	]);
 	const feedback = await harness.control.form('feedback');
-	const examples = ['new-response-to-slack.json', 'daily-csv-export-by-email.json', 'responses-to-google-sheet.json'];
+	const examples = [
+		'new-response-to-slack.json',
+		'daily-csv-export-by-email.json',
+		'responses-to-google-sheet.json',
+	];
 	for (const [index, file] of examples.entries()) {
-		await instance.importJson('workflow', loadExample(file, { id: `fwtfDevExample0${index + 1}`, formId: feedback.id, credential: CREDENTIAL }));
+		await instance.importJson(
+			'workflow',
+			loadExample(file, {
+				id: `fwtfDevExample0${index + 1}`,
+				formId: feedback.id,
+				credential: CREDENTIAL,
+			}),
+		);
 	}
 
 	// No NODE_ENV in n8n's environment (N8nInstance sets none): n8n reloads only in development.
-	instance.start(N8N_PORT, (line) => console.log(`[n8n] ${line}`), { env: { N8N_DEV_RELOAD: 'true' } });
+	instance.start(N8N_PORT, (line) => console.log(`[n8n] ${line}`), {
+		env: { N8N_DEV_RELOAD: 'true' },
+	});
 	const tsc = watchBuild(installedDist, (line) => console.log(`[build] ${line}`));
 	const assets = watchAssets(installedDist, (line) => console.log(`[build] ${line}`));
 	console.log(`

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every test of the package: lint, type check, verify (the packed package as n8n's scanner sees
-# it), jest (unit, harness, workflow tests in n8n-core), then the end-to-end run in real n8n
-# installs. Ends with one line that counts them all.
+# Every test of the package: lint, formatting, type check, verify (the packed package as n8n's
+# scanner sees it), jest (unit, harness, workflow tests in n8n-core), then the end-to-end run in
+# real n8n installs. Ends with one line that counts them all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -10,6 +10,7 @@ status=0
 # These run this project, so they inherit its npm settings on purpose. The nested npm calls that
 # install n8n do not: test/e2e/install-n8n.sh drops them (see there).
 npm run lint || status=1
+npm run format:check || status=1
 npm run typecheck || status=1
 npm run verify || status=1
 npx jest --json --outputFile=.tmp/jest-results.json || status=1

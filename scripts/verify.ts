@@ -43,7 +43,9 @@ function parseArgs(argv: string[]): Options {
 		if (arg === '--keep') options.keep = true;
 		else if (arg === '--unpacked' && argv[i + 1]) options.unpacked = resolve(argv[++i]);
 		else {
-			console.error(`Unknown argument: ${arg}\nUsage: npm run verify [-- --unpacked <dir>] [-- --keep]`);
+			console.error(
+				`Unknown argument: ${arg}\nUsage: npm run verify [-- --unpacked <dir>] [-- --keep]`,
+			);
 			process.exit(2);
 		}
 	}
@@ -53,7 +55,9 @@ function parseArgs(argv: string[]): Options {
 function run(command: string, args: string[], cwd: string): string {
 	const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
 	if (result.status !== 0) {
-		throw new Error(`${command} ${args.join(' ')} failed:\n${result.stdout ?? ''}${result.stderr ?? ''}`);
+		throw new Error(
+			`${command} ${args.join(' ')} failed:\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+		);
 	}
 	return result.stdout;
 }
@@ -61,12 +65,18 @@ function run(command: string, args: string[], cwd: string): string {
 /** `npm run build`, `npm pack`, and the tarball unpacked the way the scanner unpacks it. */
 function buildAndUnpack(workDir: string): string {
 	run('npm', ['run', 'build'], ROOT);
-	const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', workDir], ROOT)) as Array<{
+	const packed = JSON.parse(
+		run('npm', ['pack', '--json', '--pack-destination', workDir], ROOT),
+	) as Array<{
 		filename: string;
 	}>;
 	const pkgDir = join(workDir, 'package');
 	mkdirSync(pkgDir);
-	run('tar', ['-xzf', join(workDir, packed[0].filename), '-C', pkgDir, '--strip-components=1'], workDir);
+	run(
+		'tar',
+		['-xzf', join(workDir, packed[0].filename), '-C', pkgDir, '--strip-components=1'],
+		workDir,
+	);
 	return pkgDir;
 }
 
@@ -93,7 +103,9 @@ async function scannerLint(
 ): Promise<CheckResult> {
 	const result = await scanner.analyzePackage(dir, patterns);
 	if (result.passed) return { name, ok: true, detail: `${fileCount} files, no errors` };
-	const details = (result.details ?? '').trim().replace(new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?`, 'g'), '');
+	const details = (result.details ?? '')
+		.trim()
+		.replace(new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?`, 'g'), '');
 	return { name, ok: false, detail: `${result.message ?? 'failed'}\n${details}` };
 }
 
@@ -109,18 +121,32 @@ async function main(): Promise<void> {
 		const files = listFiles(pkgDir);
 		const scanner = await loadScanner(workDir);
 
-		console.log(`n8n verification checks: ${pkg.name}@${pkg.version}, ${options.unpacked ? pkgDir : 'packed tarball'} (${files.length} files)`);
+		console.log(
+			`n8n verification checks: ${pkg.name}@${pkg.version}, ${options.unpacked ? pkgDir : 'packed tarball'} (${files.length} files)`,
+		);
 
 		const jsFiles = files.filter((f) => f.endsWith('.js')).length;
 		results.push(
-			await scannerLint(scanner, 'scanner lint, packed package (**/*.js, package.json)', pkgDir, ['**/*.js', 'package.json'], jsFiles + 1),
+			await scannerLint(
+				scanner,
+				'scanner lint, packed package (**/*.js, package.json)',
+				pkgDir,
+				['**/*.js', 'package.json'],
+				jsFiles + 1,
+			),
 		);
 		if (!options.unpacked) {
 			const sourceFiles = listFiles(ROOT).filter(
 				(f) => f === 'package.json' || /^(nodes|credentials)\/.*\.(js|ts|json)$/.test(f),
 			).length;
 			results.push(
-				await scannerLint(scanner, 'scanner lint, source (package.json, nodes/, credentials/)', ROOT, scanner.SOURCE_FILE_PATTERNS, sourceFiles),
+				await scannerLint(
+					scanner,
+					'scanner lint, source (package.json, nodes/, credentials/)',
+					ROOT,
+					scanner.SOURCE_FILE_PATTERNS,
+					sourceFiles,
+				),
 			);
 		}
 		results.push(
@@ -144,9 +170,13 @@ async function main(): Promise<void> {
 		console.log(`  ${r.ok ? 'PASS' : 'FAIL'}  ${r.name}: ${first}`);
 		for (const line of rest) console.log(`          ${line}`);
 	}
-	console.log('  not checked here (needs the registry): npm provenance, which the release workflow adds on publish');
+	console.log(
+		'  not checked here (needs the registry): npm provenance, which the release workflow adds on publish',
+	);
 	const failed = results.filter((r) => !r.ok).length;
-	console.log(`verify: ${results.length - failed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+	console.log(
+		`verify: ${results.length - failed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+	);
 	process.exit(failed > 0 ? 1 : 0);
 }
 

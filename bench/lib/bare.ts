@@ -14,7 +14,10 @@ function request(url: string, apiKey: string, newConnection = false): Promise<In
 	return new Promise((resolve, reject) => {
 		get(
 			url,
-			{ agent: newConnection ? new Agent() : agent, headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' } },
+			{
+				agent: newConnection ? new Agent() : agent,
+				headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+			},
 			resolve,
 		).on('error', reject);
 	});
@@ -26,7 +29,12 @@ async function readText(response: IncomingMessage): Promise<string> {
 	return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function bareReturnAll(baseUrl: string, apiKey: string, formId: string, newConnection = false): Promise<unknown[]> {
+export async function bareReturnAll(
+	baseUrl: string,
+	apiKey: string,
+	formId: string,
+	newConnection = false,
+): Promise<unknown[]> {
 	const all: unknown[] = [];
 	let offset = 0;
 	for (;;) {
@@ -36,7 +44,8 @@ export async function bareReturnAll(baseUrl: string, apiKey: string, formId: str
 			newConnection,
 		);
 		const text = await readText(response);
-		if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
+		if (response.statusCode !== 200)
+			throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
 		const page = JSON.parse(text) as { responses: unknown[]; hasMore: boolean };
 		for (const item of page.responses) all.push(item);
 		if (!page.hasMore || page.responses.length === 0) return all;
@@ -45,9 +54,18 @@ export async function bareReturnAll(baseUrl: string, apiKey: string, formId: str
 }
 
 /** GET the export and stream it to `path`; returns the bytes written. */
-export async function bareDownload(baseUrl: string, apiKey: string, formId: string, path: string): Promise<number> {
-	const response = await request(`${baseUrl}/forms/${encodeURIComponent(formId)}/export?format=csv`, apiKey);
-	if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${(await readText(response)).slice(0, 200)}`);
+export async function bareDownload(
+	baseUrl: string,
+	apiKey: string,
+	formId: string,
+	path: string,
+): Promise<number> {
+	const response = await request(
+		`${baseUrl}/forms/${encodeURIComponent(formId)}/export?format=csv`,
+		apiKey,
+	);
+	if (response.statusCode !== 200)
+		throw new Error(`HTTP ${response.statusCode}: ${(await readText(response)).slice(0, 200)}`);
 	await pipeline(response, createWriteStream(path));
 	return statSync(path).size;
 }

@@ -45,7 +45,8 @@ class InMemoryDeduplicator implements IDataDeduplicator {
 		context: ICheckProcessedContextData,
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
-		if (options.mode !== 'entries') throw new Error('bench deduplicator: only mode "entries" is modelled');
+		if (options.mode !== 'entries')
+			throw new Error('bench deduplicator: only mode "entries" is modelled');
 		const key = this.key(scope, context);
 		const stored = this.read(key);
 		const hashed = items.map((item) => InMemoryDeduplicator.hash(item));
@@ -73,7 +74,10 @@ class InMemoryDeduplicator implements IDataDeduplicator {
 		throw new Error('bench deduplicator: removeProcessed is not modelled');
 	}
 
-	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+	async clearAllProcessedItems(
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+	): Promise<void> {
 		this.rows.delete(this.key(scope, context));
 	}
 

@@ -13,15 +13,25 @@ export interface ManyFormsApi {
 	close(): Promise<void>;
 }
 
-export async function startManyFormsApi(harnessBaseUrl: string, count: number): Promise<ManyFormsApi> {
+export async function startManyFormsApi(
+	harnessBaseUrl: string,
+	count: number,
+): Promise<ManyFormsApi> {
 	const upstream = new URL(harnessBaseUrl);
 	const server: Server = createServer((req, res) => {
 		// `<harness id>.<k>` → `<harness id>`: every copy of a form is that form.
 		const path = (req.url ?? '/').replace(/(\/forms\/[^/.?]+)\.\d+/, '$1');
 		const forward = httpRequest(
-			{ host: upstream.hostname, port: upstream.port, path, method: req.method, headers: req.headers },
+			{
+				host: upstream.hostname,
+				port: upstream.port,
+				path,
+				method: req.method,
+				headers: req.headers,
+			},
 			(answer) => {
-				const isListing = path.split('?')[0] === `${upstream.pathname}/forms` && answer.statusCode === 200;
+				const isListing =
+					path.split('?')[0] === `${upstream.pathname}/forms` && answer.statusCode === 200;
 				if (!isListing) {
 					res.writeHead(answer.statusCode ?? 502, answer.headers);
 					answer.pipe(res);
@@ -30,7 +40,9 @@ export async function startManyFormsApi(harnessBaseUrl: string, count: number): 
 				const chunks: Buffer[] = [];
 				answer.on('data', (chunk: Buffer) => chunks.push(chunk));
 				answer.on('end', () => {
-					const { forms } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { forms: Array<Record<string, unknown>> };
+					const { forms } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+						forms: Array<Record<string, unknown>>;
+					};
 					const many = Array.from({ length: count }, (_, k) => {
 						const form = forms[k % forms.length];
 						return { ...form, id: `${String(form.id)}.${k}`, title: `${String(form.title)} #${k}` };

@@ -10,7 +10,8 @@ import type { ICredentialType, INodeType, IVersionedNodeType } from 'n8n-workflo
 import { homedir } from 'os';
 import { join } from 'path';
 
-export const N8N_CACHE_DIR = process.env.FORMSWTF_N8N_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-formswtf');
+export const N8N_CACHE_DIR =
+	process.env.FORMSWTF_N8N_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-formswtf');
 /** 2.41.1 matches our n8n-core; 1.123.81 is the fallback if 2.41's nodes don't load. */
 const CANDIDATES = ['n8n-2.41.1', 'n8n-1.123.81'];
 
@@ -53,7 +54,9 @@ export function loadN8nBase(): N8nBaseLookup {
 				if (typeof Class !== 'function') throw new Error(`${file} has no export ${name}`);
 				return new Class();
 			};
-			const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { version: string };
+			const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as {
+				version: string;
+			};
 			cached = {
 				ok: true,
 				base: {
@@ -61,14 +64,19 @@ export function loadN8nBase(): N8nBaseLookup {
 					version: pkg.version,
 					httpRequest: pick('nodes/HttpRequest/HttpRequest.node.js', 'HttpRequest'),
 					splitOut: pick('nodes/Transform/SplitOut/SplitOut.node.js', 'SplitOut'),
-					removeDuplicates: pick('nodes/Transform/RemoveDuplicates/RemoveDuplicates.node.js', 'RemoveDuplicates'),
+					removeDuplicates: pick(
+						'nodes/Transform/RemoveDuplicates/RemoveDuplicates.node.js',
+						'RemoveDuplicates',
+					),
 					scheduleTrigger: pick('nodes/Schedule/ScheduleTrigger.node.js', 'ScheduleTrigger'),
 					httpHeaderAuth: pick('credentials/HttpHeaderAuth.credentials.js', 'HttpHeaderAuth'),
 				},
 			};
 			return cached;
 		} catch (error) {
-			problems.push(`${install}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+			problems.push(
+				`${install}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+			);
 		}
 	}
 	cached = {

@@ -90,7 +90,8 @@ export interface ExportJob {
 	scratchDir: string;
 }
 
-export type Job = ReturnAllJob | TriggerJob | TriggerScaleJob | TriggerSelectedJob | PatternJob | ExportJob;
+export type Job =
+	ReturnAllJob | TriggerJob | TriggerScaleJob | TriggerSelectedJob | PatternJob | ExportJob;
 
 /** One timed operation inside a child. */
 export interface Step {

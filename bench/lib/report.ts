@@ -32,7 +32,12 @@ export function fmtMs(ms: number): string {
 }
 
 export function fmtNum(value: number, digits = 0): string {
-	return Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+	return Number.isFinite(value)
+		? value.toLocaleString('en-US', {
+				maximumFractionDigits: digits,
+				minimumFractionDigits: digits,
+			})
+		: '–';
 }
 
 export function fmtRatio(value: number): string {
@@ -47,8 +52,14 @@ export function fmtSummary(summary: Summary, format: (v: number) => string = fmt
 }
 
 export function table(headers: string[], rows: string[][]): string {
-	const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
-	const line = (cells: string[]) => cells.map((cell, i) => (cell ?? '').padEnd(widths[i])).join('  ').trimEnd();
+	const widths = headers.map((header, i) =>
+		Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)),
+	);
+	const line = (cells: string[]) =>
+		cells
+			.map((cell, i) => (cell ?? '').padEnd(widths[i]))
+			.join('  ')
+			.trimEnd();
 	return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -64,7 +75,8 @@ export interface Verdict {
 }
 
 export function verdictLine(v: Verdict): string {
-	const mark = v.met === null ? 'SKIP' : v.info ? (v.met ? 'info' : 'FAIL') : v.met ? 'met ' : 'MISS';
+	const mark =
+		v.met === null ? 'SKIP' : v.info ? (v.met ? 'info' : 'FAIL') : v.met ? 'met ' : 'MISS';
 	return `[${mark}] ${v.part}: ${v.target} — ${v.measured}${v.note ? ` (${v.note})` : ''}`;
 }
 

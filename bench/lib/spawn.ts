@@ -52,13 +52,18 @@ export async function runChild(job: Job, options: ChildOptions = {}): Promise<Ch
 	child.stderr?.on('data', keep);
 	const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30 * 60_000);
 	try {
-		const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+		const { code, signal } = await new Promise<{
+			code: number | null;
+			signal: NodeJS.Signals | null;
+		}>((done) =>
 			child.on('exit', (exitCode, exitSignal) => done({ code: exitCode, signal: exitSignal })),
 		);
 		if (code !== 0) {
 			const output = head.length < 2000 ? head : `${head}\n…\n${tail}`;
 			const firstError = output.split('\n').find((line) => /Error|error:/.test(line)) ?? '';
-			throw new Error(`child for ${job.kind} exited with ${signal ?? code}: ${firstError.trim()}\n${output.trim()}`);
+			throw new Error(
+				`child for ${job.kind} exited with ${signal ?? code}: ${firstError.trim()}\n${output.trim()}`,
+			);
 		}
 		return JSON.parse(readFileSync(reportPath, 'utf8')) as ChildReport;
 	} finally {

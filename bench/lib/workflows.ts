@@ -8,7 +8,12 @@ import type { IConnections, INode } from 'n8n-workflow';
 import type { RunnerCredentials, RunnerNodeTypes } from '../../test/runner';
 import { runnerStartNode } from '../../test/runner';
 import type { N8nBase } from './n8nBase';
-import { HTTP_REQUEST_TYPE, REMOVE_DUPLICATES_TYPE, SCHEDULE_TRIGGER_TYPE, SPLIT_OUT_TYPE } from './n8nBase';
+import {
+	HTTP_REQUEST_TYPE,
+	REMOVE_DUPLICATES_TYPE,
+	SCHEDULE_TRIGGER_TYPE,
+	SPLIT_OUT_TYPE,
+} from './n8nBase';
 
 export const HTTP_NODE = 'HTTP Request';
 export const SPLIT_NODE = 'Split Out';
@@ -33,7 +38,12 @@ export function n8nBaseNodeTypes(base: N8nBase): RunnerNodeTypes {
 
 /** A Header Auth credential carrying the API key as `Authorization: Bearer …`. */
 export function headerAuthCredentials(base: N8nBase, apiKey: string): RunnerCredentials {
-	return { httpHeaderAuth: { type: base.httpHeaderAuth, data: { name: 'Authorization', value: `Bearer ${apiKey}` } } };
+	return {
+		httpHeaderAuth: {
+			type: base.httpHeaderAuth,
+			data: { name: 'Authorization', value: `Bearer ${apiKey}` },
+		},
+	};
 }
 
 /**
@@ -41,7 +51,11 @@ export function headerAuthCredentials(base: N8nBase, apiKey: string): RunnerCred
  * pagination "Update a Parameter in Each Request" with `offset = {{ $pageCount * 1000 }}`,
  * complete when `{{ $response.body.hasMore === false }}`, generic Header Auth.
  */
-export function httpRequestNode(baseUrl: string, formId: string, options: HttpPagingOptions = {}): INode {
+export function httpRequestNode(
+	baseUrl: string,
+	formId: string,
+	options: HttpPagingOptions = {},
+): INode {
 	return {
 		id: 'http-request',
 		name: HTTP_NODE,
@@ -59,7 +73,9 @@ export function httpRequestNode(baseUrl: string, formId: string, options: HttpPa
 				pagination: {
 					pagination: {
 						paginationMode: 'updateAParameterInEachRequest',
-						parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 1000 }}' }] },
+						parameters: {
+							parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 1000 }}' }],
+						},
 						paginationCompleteWhen: 'other',
 						completeExpression: '={{ $response.body.hasMore === false }}',
 						requestInterval: options.requestIntervalMs ?? 0,
@@ -92,7 +108,11 @@ function link(from: string, to: string): IConnections {
 }
 
 /** Start → HTTP Request (all pages) → Split Out: one item per response, as Return All gives. */
-export function httpReturnAllWorkflow(baseUrl: string, formId: string, options: HttpPagingOptions = {}) {
+export function httpReturnAllWorkflow(
+	baseUrl: string,
+	formId: string,
+	options: HttpPagingOptions = {},
+) {
 	const start = runnerStartNode();
 	return {
 		nodes: [start, httpRequestNode(baseUrl, formId, options), splitOutNode()],
@@ -131,6 +151,10 @@ export function schedulePatternWorkflow(baseUrl: string, formId: string, history
 	return {
 		id: 'benchSchedulePattern',
 		nodes: [schedule, httpRequestNode(baseUrl, formId), splitOutNode(), dedupe],
-		connections: { ...link(SCHEDULE_NODE, HTTP_NODE), ...link(HTTP_NODE, SPLIT_NODE), ...link(SPLIT_NODE, DEDUPE_NODE) },
+		connections: {
+			...link(SCHEDULE_NODE, HTTP_NODE),
+			...link(HTTP_NODE, SPLIT_NODE),
+			...link(SPLIT_NODE, DEDUPE_NODE),
+		},
 	};
 }

@@ -5,7 +5,17 @@
 import { startHarness } from '../../test/harness';
 import type { BenchContext, PartResult } from '../lib/context';
 import type { ChildReport } from '../lib/protocol';
-import { fmtMs, fmtNum, fmtRatio, fmtSummary, mb, median, summarize, table, type Verdict } from '../lib/report';
+import {
+	fmtMs,
+	fmtNum,
+	fmtRatio,
+	fmtSummary,
+	mb,
+	median,
+	summarize,
+	table,
+	type Verdict,
+} from '../lib/report';
 import { runChild, scratchDir } from '../lib/spawn';
 
 const MB = 1_000_000;
@@ -57,21 +67,37 @@ export async function exportPart(ctx: BenchContext): Promise<PartResult> {
 		try {
 			const formId = (await harness.control.form('large')).id;
 			const warmFormId = (await harness.control.form('bugs')).id;
-			const target = { baseUrl: harness.baseUrl, apiKey: harness.keys.team, warmKey: harness.keys.business };
+			const target = {
+				baseUrl: harness.baseUrl,
+				apiKey: harness.keys.team,
+				warmKey: harness.keys.business,
+			};
 			for (let r = 0; r < ctx.repeat; r++) {
 				const order = variants.map((_, i) => variants[(i + r) % variants.length]);
 				for (const variant of order) {
 					try {
 						const report = await runChild(
-							{ kind: 'export', client: variant.client, binaryDataMode: variant.mode, target, formId, warmFormId, scratchDir: scratchDir() },
+							{
+								kind: 'export',
+								client: variant.client,
+								binaryDataMode: variant.mode,
+								target,
+								formId,
+								warmFormId,
+								scratchDir: scratchDir(),
+							},
 							ctx.child,
 						);
 						samples.push({ ...variant, repeat: r, report });
 						const step = report.steps[0];
-						ctx.log(`  ${step.label} #${r + 1}: ${fmtMs(step.wallMs)}, ${step.ok ? `${fmtNum((step.items ?? 0) / MB, 1)} MB` : `FAILED: ${step.error}`}, peak RSS Δ ${mb(report.memory.rssPeakMB - report.memory.rssBaselineMB)}`);
+						ctx.log(
+							`  ${step.label} #${r + 1}: ${fmtMs(step.wallMs)}, ${step.ok ? `${fmtNum((step.items ?? 0) / MB, 1)} MB` : `FAILED: ${step.error}`}, peak RSS Δ ${mb(report.memory.rssPeakMB - report.memory.rssBaselineMB)}`,
+						);
 					} catch (error) {
 						samples.push({ ...variant, repeat: r, error: String(error) });
-						ctx.log(`  ${variant.client}/${variant.mode} #${r + 1}: child failed: ${String(error)}`);
+						ctx.log(
+							`  ${variant.client}/${variant.mode} #${r + 1}: child failed: ${String(error)}`,
+						);
 					}
 				}
 			}
@@ -83,7 +109,8 @@ export async function exportPart(ctx: BenchContext): Promise<PartResult> {
 		const wall = (s: Sample) => s.report?.steps[0].wallMs ?? NaN;
 		const ok = (s: Sample) => s.report?.steps[0].ok === true;
 		const fileBytes = median(samples.filter(ok).map((s) => s.report?.steps[0].items ?? NaN));
-		const rssDelta = (s: Sample) => (s.report ? s.report.memory.rssPeakMB - s.report.memory.rssBaselineMB : NaN);
+		const rssDelta = (s: Sample) =>
+			s.report ? s.report.memory.rssPeakMB - s.report.memory.rssBaselineMB : NaN;
 		const bare = of({ client: 'bare', mode: 'filesystem' });
 		const summary: Record<string, unknown> = { sizeMB, responses: n, fileBytes };
 		for (const variant of variants) {
@@ -95,9 +122,14 @@ export async function exportPart(ctx: BenchContext): Promise<PartResult> {
 					return b && ok(b) ? wall(s) / wall(b) : NaN;
 				}),
 			);
-			const memOverFile = summarize(okList.map((s) => (rssDelta(s) * 1024 * 1024) / (s.report?.steps[0].items ?? NaN)));
+			const memOverFile = summarize(
+				okList.map((s) => (rssDelta(s) * 1024 * 1024) / (s.report?.steps[0].items ?? NaN)),
+			);
 			const sizes = new Set(okList.map((s) => s.report?.steps[0].items));
-			const name = variant.client === 'bare' ? 'bare http GET → file' : `Forms.wtf Export, binary mode ${variant.mode}`;
+			const name =
+				variant.client === 'bare'
+					? 'bare http GET → file'
+					: `Forms.wtf Export, binary mode ${variant.mode}`;
 			rows.push([
 				`~${sizeMB} MB`,
 				name,
@@ -106,9 +138,18 @@ export async function exportPart(ctx: BenchContext): Promise<PartResult> {
 				variant.client === 'bare' ? '1.00x' : fmtSummary(overBare, fmtRatio),
 				mb(median(okList.map(rssDelta))),
 				fmtSummary(memOverFile, (v) => v.toFixed(3)),
-				list.length === okList.length ? (sizes.size === 1 ? 'ok' : 'sizes differ') : `${list.length - okList.length} failed: ${(list.find((s) => !ok(s))?.report?.steps[0].error ?? list.find((s) => !ok(s))?.error ?? '').slice(0, 60)}`,
+				list.length === okList.length
+					? sizes.size === 1
+						? 'ok'
+						: 'sizes differ'
+					: `${list.length - okList.length} failed: ${(list.find((s) => !ok(s))?.report?.steps[0].error ?? list.find((s) => !ok(s))?.error ?? '').slice(0, 60)}`,
 			]);
-			summary[`${variant.client}/${variant.mode}`] = { wallMs: summarize(list.map(wall)), overBare, rssDeltaMB: summarize(okList.map(rssDelta)), memOverFile };
+			summary[`${variant.client}/${variant.mode}`] = {
+				wallMs: summarize(list.map(wall)),
+				overBare,
+				rssDeltaMB: summarize(okList.map(rssDelta)),
+				memOverFile,
+			};
 			if (variant.client === 'ours' && variant.mode === 'filesystem') {
 				verdicts.push(
 					{
@@ -133,7 +174,19 @@ export async function exportPart(ctx: BenchContext): Promise<PartResult> {
 	return {
 		title: 'Part 4 — CSV export',
 		tables: [
-			table(['size', 'client', 'file', 'wall time median (min–max)', 'x bare (paired)', 'peak RSS Δ', 'peak RSS Δ / file', 'status'], rows),
+			table(
+				[
+					'size',
+					'client',
+					'file',
+					'wall time median (min–max)',
+					'x bare (paired)',
+					'peak RSS Δ',
+					'peak RSS Δ / file',
+					'status',
+				],
+				rows,
+			),
 		],
 		verdicts,
 		notes,

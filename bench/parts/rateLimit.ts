@@ -6,7 +6,16 @@ import { startHarness } from '../../test/harness';
 import type { BenchContext, PartResult } from '../lib/context';
 import { loadN8nBase } from '../lib/n8nBase';
 import type { ChildReport, ReturnAllClient, ReturnAllJob } from '../lib/protocol';
-import { fmtMs, fmtNum, fmtRatio, fmtSummary, median, summarize, table, type Verdict } from '../lib/report';
+import {
+	fmtMs,
+	fmtNum,
+	fmtRatio,
+	fmtSummary,
+	median,
+	summarize,
+	table,
+	type Verdict,
+} from '../lib/report';
 import { runChild } from '../lib/spawn';
 import type { HttpPagingOptions } from '../lib/workflows';
 
@@ -75,7 +84,11 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 	try {
 		const formId = (await harness.control.form('large')).id;
 		const warmFormId = (await harness.control.form('feedback')).id;
-		const target = { baseUrl: harness.baseUrl, apiKey: harness.keys.team, warmKey: harness.keys.business };
+		const target = {
+			baseUrl: harness.baseUrl,
+			apiKey: harness.keys.team,
+			warmKey: harness.keys.business,
+		};
 		const run = async (variant: Variant, retryAfter: boolean | null, repeat: number) => {
 			const job: ReturnAllJob = {
 				kind: 'returnAll',
@@ -83,7 +96,8 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 				target,
 				formId,
 				warmFormId,
-				rateLimit: retryAfter === null ? false : { requests: PER_WINDOW, windowMs, timeScale: scale },
+				rateLimit:
+					retryAfter === null ? false : { requests: PER_WINDOW, windowMs, timeScale: scale },
 				retryAfterHeader: retryAfter === true,
 				retryScale: scale,
 				http: variant.http,
@@ -93,7 +107,9 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 			try {
 				const report = await runChild(job, ctx.child);
 				const step = report.steps[0];
-				ctx.log(`  ${label}: ${fmtMs(step.wallMs)}, ${step.requests} requests (${step.rateLimited} × 429), ${step.ok ? 'ok' : `FAILED: ${step.error?.slice(0, 100)}`}`);
+				ctx.log(
+					`  ${label}: ${fmtMs(step.wallMs)}, ${step.requests} requests (${step.rateLimited} × 429), ${step.ok ? 'ok' : `FAILED: ${step.error?.slice(0, 100)}`}`,
+				);
 				samples.push({ variant: variant.key, retryAfter, repeat, report });
 			} catch (error) {
 				ctx.log(`  ${label}: child failed: ${String(error)}`);
@@ -106,7 +122,8 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 				if (variant.once && r > 0) continue;
 				if (!variant.once && variant.key !== 'http-interval') await run(variant, null, r);
 				if (variant.key === 'http-interval') await run({ ...variant, http: {} }, null, r); // its pace without the interval
-				for (const retryAfter of r % 2 === 0 ? [false, true] : [true, false]) await run(variant, retryAfter, r);
+				for (const retryAfter of r % 2 === 0 ? [false, true] : [true, false])
+					await run(variant, retryAfter, r);
 			}
 		}
 	} finally {
@@ -118,7 +135,8 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 	const wall = (s: Sample) => s.report?.steps[0].wallMs ?? NaN;
 	const ok = (s: Sample) => s.report?.steps[0].ok === true && s.report.steps[0].items === RESPONSES;
 	/** Every page was read (the execution may still have failed afterwards): its time says how the waits went. */
-	const readAll = (s: Sample) => !!s.report && s.report.steps[0].requests - s.report.steps[0].rateLimited === requestsNeeded;
+	const readAll = (s: Sample) =>
+		!!s.report && s.report.steps[0].requests - s.report.steps[0].rateLimited === requestsNeeded;
 	/**
 	 * Time the client lost after windows ended: for each window that opened after the client had
 	 * been refused (429), how long after the previous window's end its first request arrived.
@@ -148,7 +166,10 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 		for (const retryAfter of [false, true]) {
 			const list = samples.filter((s) => s.variant === variant.key && s.retryAfter === retryAfter);
 			if (list.length === 0) continue;
-			const unthrottled = (repeat: number) => samples.find((s) => s.variant === variant.key && s.retryAfter === null && s.repeat === repeat);
+			const unthrottled = (repeat: number) =>
+				samples.find(
+					(s) => s.variant === variant.key && s.retryAfter === null && s.repeat === repeat,
+				);
 			const tMin = (s: Sample) => {
 				const free = unthrottled(s.repeat);
 				const perRequest = free && readAll(free) ? wall(free) / requestsNeeded : NaN;
@@ -160,7 +181,11 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 			const overBound = summarize(timed.map((s) => wall(s) / (fullWindows * windowMs)));
 			const failed = list.length - okList.length;
 			const firstError = list.find((s) => !ok(s));
-			const requests = median(list.map((s) => (s.report ? s.report.steps[0].requests - s.report.steps[0].rateLimited : NaN)));
+			const requests = median(
+				list.map((s) =>
+					s.report ? s.report.steps[0].requests - s.report.steps[0].rateLimited : NaN,
+				),
+			);
 			const limited = median(list.map((s) => s.report?.steps[0].rateLimited ?? NaN));
 			rows.push([
 				variant.name,
@@ -194,14 +219,19 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 						target: 'no failed execution',
 						measured: `${failed}/${list.length} failed`,
 						met: failed === 0,
-						note: failed ? (firstError?.report?.steps[0].error ?? firstError?.error ?? '').slice(0, 80) : undefined,
+						note: failed
+							? (firstError?.report?.steps[0].error ?? firstError?.error ?? '').slice(0, 80)
+							: undefined,
 					},
 					{
 						part,
 						target: 'within 1.15x of T_min',
 						measured: `${fmtSummary(overMin, fmtRatio)} of T_min (${fmtSummary(overBound, fmtRatio)} of ${fullWindows} windows); waited ${fmtMs(median(timed.map(overshootMs)))} past window ends`,
 						met: overMin.median <= 1.15,
-						note: failed && timed.length ? 'runs that read every page, failed ones included' : undefined,
+						note:
+							failed && timed.length
+								? 'runs that read every page, failed ones included'
+								: undefined,
 					},
 				);
 			}
@@ -223,12 +253,31 @@ export async function rateLimitPart(ctx: BenchContext): Promise<PartResult> {
 		title: `Part 2 — Return All under the rate limit (${PER_WINDOW} per ${fmtNum(windowMs)} ms window)`,
 		tables: [
 			table(
-				['client', 'Retry-After', 'requests', 'wall time median (min–max)', 'T_min', 'x T_min', `x ${fullWindows} windows`, 'waited past window ends', 'executions'],
+				[
+					'client',
+					'Retry-After',
+					'requests',
+					'wall time median (min–max)',
+					'T_min',
+					'x T_min',
+					`x ${fullWindows} windows`,
+					'waited past window ends',
+					'executions',
+				],
 				rows,
 			),
 		],
 		verdicts,
 		notes,
-		data: { windowMs, scale, responses: RESPONSES, requestsNeeded, fullWindows, tailRequests, summaries, samples },
+		data: {
+			windowMs,
+			scale,
+			responses: RESPONSES,
+			requestsNeeded,
+			fullWindows,
+			tailRequests,
+			summaries,
+			samples,
+		},
 	};
 }

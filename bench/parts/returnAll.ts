@@ -6,7 +6,17 @@ import { startHarness } from '../../test/harness';
 import type { BenchContext, PartResult } from '../lib/context';
 import { loadN8nBase } from '../lib/n8nBase';
 import type { ChildReport, ReturnAllClient } from '../lib/protocol';
-import { fmtMs, fmtNum, fmtRatio, fmtSummary, mb, median, summarize, table, type Verdict } from '../lib/report';
+import {
+	fmtMs,
+	fmtNum,
+	fmtRatio,
+	fmtSummary,
+	mb,
+	median,
+	summarize,
+	table,
+	type Verdict,
+} from '../lib/report';
 import { runChild } from '../lib/spawn';
 
 const CLIENT_NAMES: Record<ReturnAllClient, string> = {
@@ -31,7 +41,10 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 	if (ctx.diagnose) clients.push('oursRaw', 'bareNewConnection');
 	const notes: string[] = [];
 	if (!base.ok) notes.push(`(b) skipped: ${base.reason}`);
-	else notes.push(`(b) uses n8n-nodes-base ${base.base.version} from ${base.base.install} (HTTP Request v4.5, Split Out v1).`);
+	else
+		notes.push(
+			`(b) uses n8n-nodes-base ${base.base.version} from ${base.base.install} (HTTP Request v4.5, Split Out v1).`,
+		);
 
 	const rows: string[][] = [];
 	const verdicts: Verdict[] = [];
@@ -43,21 +56,39 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 		try {
 			const formId = (await harness.control.form('large')).id;
 			const warmFormId = (await harness.control.form('feedback')).id;
-			const target = { baseUrl: harness.baseUrl, apiKey: harness.keys.team, warmKey: harness.keys.business };
+			const target = {
+				baseUrl: harness.baseUrl,
+				apiKey: harness.keys.team,
+				warmKey: harness.keys.business,
+			};
 			for (let r = 0; r < ctx.repeat; r++) {
 				// A different order each repeat, so a slow moment of the shared machine hits all alike.
 				const order = clients.map((_, i) => clients[(i + r) % clients.length]);
 				for (const client of order) {
 					try {
 						const report = await runChild(
-							{ kind: 'returnAll', client, target, formId, warmFormId, rateLimit: false, retryAfterHeader: false },
+							{
+								kind: 'returnAll',
+								client,
+								target,
+								formId,
+								warmFormId,
+								rateLimit: false,
+								retryAfterHeader: false,
+							},
 							ctx.child,
 						);
 						samples.push({ client, repeat: r, report });
 						const step = report.steps[0];
-						ctx.log(`  ${client} #${r + 1}: ${fmtMs(step.wallMs)}, ${step.requests} requests, ${step.ok ? `${fmtNum(step.items ?? 0)} items` : `FAILED: ${step.error}`}, peak RSS ${mb(report.memory.rssPeakMB)}`);
+						ctx.log(
+							`  ${client} #${r + 1}: ${fmtMs(step.wallMs)}, ${step.requests} requests, ${step.ok ? `${fmtNum(step.items ?? 0)} items` : `FAILED: ${step.error}`}, peak RSS ${mb(report.memory.rssPeakMB)}`,
+						);
 					} catch (error) {
-						samples.push({ client, repeat: r, error: error instanceof Error ? error.message : String(error) });
+						samples.push({
+							client,
+							repeat: r,
+							error: error instanceof Error ? error.message : String(error),
+						});
 						ctx.log(`  ${client} #${r + 1}: child failed: ${String(error)}`);
 					}
 				}
@@ -74,12 +105,20 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 		const okOf = (s: Sample) => s.report?.steps[0].ok === true && s.report.steps[0].items === n;
 		/** Read every page (even if the execution failed afterwards): its time and memory say something. */
 		// The bare loop and n8n's HTTP Request node read plain pages of 1000, without overlap.
-		const requestsOf = (client: ReturnAllClient) => (client === 'ours' ? expectedRequests : Math.ceil(n / 1000));
-		const readAll = (s: Sample) => s.report?.steps[0].requests === requestsOf(s.client) && s.report.steps[0].rateLimited === 0;
-		const errorOf = (s: Sample) => s.error ?? s.report?.steps[0].error ?? `${s.report?.steps[0].items} items`;
-		const rssDelta = (s: Sample) => (s.report ? s.report.memory.rssPeakMB - s.report.memory.rssBaselineMB : NaN);
-		const heapDelta = (s: Sample) => (s.report ? s.report.memory.heapPeakMB - s.report.memory.heapBaselineMB : NaN);
-		const retainedKb = (s: Sample) => (s.report ? ((s.report.memory.heapRetainedMB - s.report.memory.heapBaselineMB) * 1024) / n : NaN);
+		const requestsOf = (client: ReturnAllClient) =>
+			client === 'ours' ? expectedRequests : Math.ceil(n / 1000);
+		const readAll = (s: Sample) =>
+			s.report?.steps[0].requests === requestsOf(s.client) && s.report.steps[0].rateLimited === 0;
+		const errorOf = (s: Sample) =>
+			s.error ?? s.report?.steps[0].error ?? `${s.report?.steps[0].items} items`;
+		const rssDelta = (s: Sample) =>
+			s.report ? s.report.memory.rssPeakMB - s.report.memory.rssBaselineMB : NaN;
+		const heapDelta = (s: Sample) =>
+			s.report ? s.report.memory.heapPeakMB - s.report.memory.heapBaselineMB : NaN;
+		const retainedKb = (s: Sample) =>
+			s.report
+				? ((s.report.memory.heapRetainedMB - s.report.memory.heapBaselineMB) * 1024) / n
+				: NaN;
 		const kbPerResponse = (s: Sample) => (rssDelta(s) * 1024) / n;
 		/** Median over repeats of value(a) / value(b), both from the same repeat. */
 		const pairedRatio = (a: ReturnAllClient, b: ReturnAllClient, value: (s: Sample) => number) =>
@@ -139,13 +178,32 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 			note: oursFailed.length ? errorOf(oursFailed[0]).slice(0, 80) : undefined,
 		});
 		const requests = median(ours.map((s) => s.report?.steps[0].requests ?? NaN));
-		verdicts.push({ part, target: `requests = 1 + ceil((N-1000)/999) = ${expectedRequests}`, measured: fmtNum(requests), met: requests === expectedRequests });
+		verdicts.push({
+			part,
+			target: `requests = 1 + ceil((N-1000)/999) = ${expectedRequests}`,
+			measured: fmtNum(requests),
+			met: requests === expectedRequests,
+		});
 		const overFloor = pairedRatio('ours', 'bare', wall);
-		const partial = oursFailed.length ? 'runs that read every page, failed ones included' : undefined;
-		verdicts.push({ part, target: 'time within 1.25x of the floor (c)', measured: fmtSummary(overFloor, fmtRatio), met: overFloor.median <= 1.25, note: partial });
+		const partial = oursFailed.length
+			? 'runs that read every page, failed ones included'
+			: undefined;
+		verdicts.push({
+			part,
+			target: 'time within 1.25x of the floor (c)',
+			measured: fmtSummary(overFloor, fmtRatio),
+			met: overFloor.median <= 1.25,
+			note: partial,
+		});
 		if (base.ok) {
 			const overHttp = pairedRatio('ours', 'http', wall);
-			verdicts.push({ part, target: 'faster than (b): time(a)/time(b) < 1', measured: fmtSummary(overHttp, fmtRatio), met: overHttp.median < 1, note: partial });
+			verdicts.push({
+				part,
+				target: 'faster than (b): time(a)/time(b) < 1',
+				measured: fmtSummary(overHttp, fmtRatio),
+				met: overHttp.median < 1,
+				note: partial,
+			});
 			const kbOurs = summarize(ours.filter(readAll).map(kbPerResponse));
 			const kbHttp = summarize(per('http').filter(readAll).map(kbPerResponse));
 			verdicts.push({
@@ -156,7 +214,12 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 				note: partial,
 			});
 		} else {
-			verdicts.push({ part, target: 'faster than (b), memory no worse than (b)', measured: '(b) not available', met: null });
+			verdicts.push({
+				part,
+				target: 'faster than (b), memory no worse than (b)',
+				measured: '(b) not available',
+				met: null,
+			});
 		}
 	}
 
@@ -164,7 +227,18 @@ export async function returnAllPart(ctx: BenchContext): Promise<PartResult> {
 		title: 'Part 1 — Return All of N responses (no rate limit)',
 		tables: [
 			table(
-				['N', 'client', 'requests', 'wall time median (min–max)', 'x floor (paired)', 'peak RSS Δ (min–max)', 'KB/resp (RSS)', 'peak heap Δ', 'retained heap KB/resp', 'status'],
+				[
+					'N',
+					'client',
+					'requests',
+					'wall time median (min–max)',
+					'x floor (paired)',
+					'peak RSS Δ (min–max)',
+					'KB/resp (RSS)',
+					'peak heap Δ',
+					'retained heap KB/resp',
+					'status',
+				],
 				rows,
 			),
 		],

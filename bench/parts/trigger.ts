@@ -8,7 +8,17 @@ import type { ResponseDraft } from '../../test/harness';
 import type { BenchContext, PartResult } from '../lib/context';
 import { loadN8nBase } from '../lib/n8nBase';
 import type { ChildReport, Step } from '../lib/protocol';
-import { fmtMs, fmtNum, fmtRatio, fmtSummary, mb, median, summarize, table, type Verdict } from '../lib/report';
+import {
+	fmtMs,
+	fmtNum,
+	fmtRatio,
+	fmtSummary,
+	mb,
+	median,
+	summarize,
+	table,
+	type Verdict,
+} from '../lib/report';
 import { runChild } from '../lib/spawn';
 
 const SMALL = 1_000;
@@ -46,10 +56,16 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		smallId = (await harness.control.form('rsvp')).id;
 		const now = Date.now();
 		const drafts: ResponseDraft[] = Array.from({ length: SMALL }, (_, i) => ({
-			submittedAt: new Date(now - DAY_MS / 24 - Math.floor(((SMALL - i) / SMALL) * 30 * DAY_MS)).toISOString(),
+			submittedAt: new Date(
+				now - DAY_MS / 24 - Math.floor(((SMALL - i) / SMALL) * 30 * DAY_MS),
+			).toISOString(),
 		}));
 		await harness.control.submitResponses(smallId, drafts);
-		const target = { baseUrl: harness.baseUrl, apiKey: harness.keys.team, warmKey: harness.keys.business };
+		const target = {
+			baseUrl: harness.baseUrl,
+			apiKey: harness.keys.team,
+			warmKey: harness.keys.business,
+		};
 
 		for (let r = 0; r < ctx.repeat; r++) {
 			try {
@@ -67,13 +83,17 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 				);
 				triggerReports.push(report);
 				const quiet = (label: string) => report.steps.filter((s) => s.label === `${label}:quiet`);
-				ctx.log(`  trigger #${r + 1}: quiet poll small ${fmtMs(median(quiet('small').map((s) => s.wallMs)))}, large ${fmtMs(median(quiet('large').map((s) => s.wallMs)))}`);
+				ctx.log(
+					`  trigger #${r + 1}: quiet poll small ${fmtMs(median(quiet('small').map((s) => s.wallMs)))}, large ${fmtMs(median(quiet('large').map((s) => s.wallMs)))}`,
+				);
 			} catch (error) {
 				ctx.log(`  trigger #${r + 1}: child failed: ${String(error)}`);
 			}
 		}
 
-		ctx.log(`  All Forms on ${FORM_COUNTS.join(', ')} forms, ${IDLE_POLLS} idle polls each; Emit Existing Responses (${fmtNum(EXISTING)}) on ${fmtNum(large)} responses`);
+		ctx.log(
+			`  All Forms on ${FORM_COUNTS.join(', ')} forms, ${IDLE_POLLS} idle polls each; Emit Existing Responses (${fmtNum(EXISTING)}) on ${fmtNum(large)} responses`,
+		);
 		try {
 			scaleReport = await runChild(
 				{
@@ -81,7 +101,12 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 					target,
 					formCounts: FORM_COUNTS,
 					idlePolls: IDLE_POLLS,
-					existing: { formId: largeId, backfill: EXISTING, pollBudgetMs: DURABLE_POLL_BUDGET_MS, recentResponses: RECENT },
+					existing: {
+						formId: largeId,
+						backfill: EXISTING,
+						pollBudgetMs: DURABLE_POLL_BUDGET_MS,
+						recentResponses: RECENT,
+					},
 				},
 				ctx.child,
 			);
@@ -89,10 +114,18 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 			ctx.log(`    child failed: ${String(error)}`);
 		}
 
-		ctx.log(`  Selected Forms watching ${SELECTED} of ${SELECTED_OF} forms, beside ${SELECTED} single-form triggers; ${IDLE_POLLS} idle polls each`);
+		ctx.log(
+			`  Selected Forms watching ${SELECTED} of ${SELECTED_OF} forms, beside ${SELECTED} single-form triggers; ${IDLE_POLLS} idle polls each`,
+		);
 		try {
 			selectedReport = await runChild(
-				{ kind: 'triggerSelected', target, totalForms: SELECTED_OF, watched: SELECTED, idlePolls: IDLE_POLLS },
+				{
+					kind: 'triggerSelected',
+					target,
+					totalForms: SELECTED_OF,
+					watched: SELECTED,
+					idlePolls: IDLE_POLLS,
+				},
 				ctx.child,
 			);
 		} catch (error) {
@@ -107,14 +140,18 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 				['small', smallId, SMALL],
 				['large', largeId, large],
 			] as const) {
-				ctx.log(`  pattern on ${fmtNum(size)} responses: 1 first run + ${ctx.repeat} runs with nothing new`);
+				ctx.log(
+					`  pattern on ${fmtNum(size)} responses: 1 first run + ${ctx.repeat} runs with nothing new`,
+				);
 				try {
 					patternReports[label] = await runChild(
 						{ kind: 'pattern', target, formId, runs: ctx.repeat, historySize: 2 * size },
 						{ ...ctx.child, heapMB: (size > 200_000 && ctx.patternHeapMB) || ctx.child.heapMB },
 					);
 					const steps = (patternReports[label] as ChildReport).steps;
-					ctx.log(`    runs: ${steps.map((s) => `${fmtMs(s.wallMs)}${s.ok ? '' : ' FAILED'}`).join(', ')}`);
+					ctx.log(
+						`    runs: ${steps.map((s) => `${fmtMs(s.wallMs)}${s.ok ? '' : ' FAILED'}`).join(', ')}`,
+					);
 				} catch (error) {
 					patternReports[label] = String(error);
 					ctx.log(`    child failed: ${String(error)}`);
@@ -125,14 +162,18 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 					`History Size = 2 × form size (the node refuses to run when stored + incoming > History Size; its default 10,000 fails on forms over 5,000 responses). ` +
 					`Remove Duplicates uses an in-memory copy of n8n's deduplication store (bench/lib/dedup.ts; n8n's own keeps it in the database), so its times are a lower bound.`,
 			);
-			if (large > 200_000 && ctx.patternHeapMB) notes.push(`The pattern on ${fmtNum(large)} responses ran with --max-old-space-size=${ctx.patternHeapMB}.`);
+			if (large > 200_000 && ctx.patternHeapMB)
+				notes.push(
+					`The pattern on ${fmtNum(large)} responses ran with --max-old-space-size=${ctx.patternHeapMB}.`,
+				);
 		}
 	} finally {
 		await harness.close();
 	}
 
 	// Trigger table.
-	const stepsOf = (label: string) => triggerReports.flatMap((report) => report.steps.filter((s) => s.label === label));
+	const stepsOf = (label: string) =>
+		triggerReports.flatMap((report) => report.steps.filter((s) => s.label === label));
 	const triggerRows: string[][] = [];
 	const quietMedian: Record<string, number> = {};
 	for (const [label, size] of [
@@ -155,12 +196,23 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 	// The ratio is taken within each child (same process, interleaved polls), then the median.
 	const ratios = summarize(
 		triggerReports.map((report) => {
-			const m = (label: string) => median(report.steps.filter((s) => s.label === `${label}:quiet`).map((s) => s.wallMs));
+			const m = (label: string) =>
+				median(report.steps.filter((s) => s.label === `${label}:quiet`).map((s) => s.wallMs));
 			return m('large') / m('small');
 		}),
 	);
 	tables.push(
-		table(['form', 'activation requests', 'activation time', 'requests per quiet poll', 'quiet poll latency (median of child medians, min–max)', 'quiet polls ok'], triggerRows),
+		table(
+			[
+				'form',
+				'activation requests',
+				'activation time',
+				'requests per quiet poll',
+				'quiet poll latency (median of child medians, min–max)',
+				'quiet polls ok',
+			],
+			triggerRows,
+		),
 		`large / small quiet-poll latency (per child, median of ${triggerReports.length}): ${fmtSummary(ratios, fmtRatio)}`,
 	);
 	const quietAll = [...stepsOf('small:quiet'), ...stepsOf('large:quiet')];
@@ -181,11 +233,13 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 
 	// All Forms and Emit Existing Responses at scale.
 	if (scaleReport) {
-		const scaleSteps = (label: string) => (scaleReport as ChildReport).steps.filter((s) => s.label === label);
+		const scaleSteps = (label: string) =>
+			(scaleReport as ChildReport).steps.filter((s) => s.label === label);
 		// The first polls after activation read the forms the activation left for later (at most
 		// MAX_PAGES_PER_POLL pages a poll) and the first sweep round; the second half is the steady state.
 		const steady = (count: number) => scaleSteps(`${count}:idle`).slice(IDLE_POLLS / 2);
-		const meanRequests = (steps: Step[]) => steps.reduce((a, s) => a + s.requests, 0) / Math.max(1, steps.length);
+		const meanRequests = (steps: Step[]) =>
+			steps.reduce((a, s) => a + s.requests, 0) / Math.max(1, steps.length);
 		const rows = FORM_COUNTS.map((count) => {
 			const activation = scaleSteps(`${count}:activate`);
 			const idle = scaleSteps(`${count}:idle`);
@@ -204,22 +258,48 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		});
 		tables.push(
 			table(
-				['All Forms account', 'activation requests', 'activation time', `idle polls 1–${IDLE_POLLS / 2}: most requests`, `requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`, 'per form', 'longest poll', 'status'],
+				[
+					'All Forms account',
+					'activation requests',
+					'activation time',
+					`idle polls 1–${IDLE_POLLS / 2}: most requests`,
+					`requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`,
+					'per form',
+					'longest poll',
+					'status',
+				],
 				rows,
 			),
 		);
 		const existingCases = [
 			['existing:seeded', `${fmtNum(EXISTING)} of ${fmtNum(large)}, the newest over a year old`],
-			['existing:recent', `${fmtNum(EXISTING)} of ${fmtNum(large + RECENT)}, ${fmtNum(RECENT)} in the last day`],
+			[
+				'existing:recent',
+				`${fmtNum(EXISTING)} of ${fmtNum(large + RECENT)}, ${fmtNum(RECENT)} in the last day`,
+			],
 		] as const;
 		const existing = existingCases.flatMap(([label]) => scaleSteps(label));
 		const longest = Math.max(...existing.map((s) => s.wallMs));
 		tables.push(
 			table(
-				['Emit Existing Responses', 'polls until all emitted', 'items emitted', 'requests', 'longest poll', 'poll budget'],
+				[
+					'Emit Existing Responses',
+					'polls until all emitted',
+					'items emitted',
+					'requests',
+					'longest poll',
+					'poll budget',
+				],
 				existingCases.map(([label, name]) => {
 					const steps = scaleSteps(label);
-					return [name, fmtNum(steps.length), fmtNum(steps.reduce((a, s) => a + (s.items ?? 0), 0)), fmtNum(steps.reduce((a, s) => a + s.requests, 0)), fmtMs(Math.max(...steps.map((s) => s.wallMs))), fmtMs(DURABLE_POLL_BUDGET_MS)];
+					return [
+						name,
+						fmtNum(steps.length),
+						fmtNum(steps.reduce((a, s) => a + (s.items ?? 0), 0)),
+						fmtNum(steps.reduce((a, s) => a + s.requests, 0)),
+						fmtMs(Math.max(...steps.map((s) => s.wallMs))),
+						fmtMs(DURABLE_POLL_BUDGET_MS),
+					];
 				}),
 			),
 		);
@@ -235,14 +315,16 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 				part: '3 Trigger Emit Existing',
 				target: `every poll within the ${fmtMs(DURABLE_POLL_BUDGET_MS)} budget`,
 				measured: `longest ${fmtMs(longest)} over ${existing.length} polls`,
-				met: existing.length > 0 && longest <= DURABLE_POLL_BUDGET_MS && existing.every((s) => s.ok),
+				met:
+					existing.length > 0 && longest <= DURABLE_POLL_BUDGET_MS && existing.every((s) => s.ok),
 			},
 		);
 	}
 
 	// Selected Forms beside single-form triggers on the same key.
 	if (selectedReport) {
-		const selectedSteps = (label: string) => (selectedReport as ChildReport).steps.filter((s) => s.label === label);
+		const selectedSteps = (label: string) =>
+			(selectedReport as ChildReport).steps.filter((s) => s.label === label);
 		// As for All Forms: the first half settles (the first read of each form after activation,
 		// the first sweep round), the second half is the steady state.
 		const rows = (['selected', 'singles'] as const).map((kind) => {
@@ -254,7 +336,9 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 			return {
 				mean,
 				row: [
-					kind === 'selected' ? `1 Selected Forms trigger, ${SELECTED} of ${SELECTED_OF} forms` : `${SELECTED} single-form triggers, same forms`,
+					kind === 'selected'
+						? `1 Selected Forms trigger, ${SELECTED} of ${SELECTED_OF} forms`
+						: `${SELECTED} single-form triggers, same forms`,
 					fmtNum(activation[0]?.requests ?? NaN),
 					fmtNum(Math.max(...idle.slice(0, IDLE_POLLS / 2).map((s) => s.requests))),
 					`${mean.toFixed(2)} (max ${fmtNum(Math.max(...steady.map((s) => s.requests)))})`,
@@ -266,7 +350,15 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		});
 		tables.push(
 			table(
-				['same key, same forms', 'activation requests', `idle polls 1–${IDLE_POLLS / 2}: most requests`, `requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`, 'per watched form', 'time per idle poll (singles: the round), median', 'status'],
+				[
+					'same key, same forms',
+					'activation requests',
+					`idle polls 1–${IDLE_POLLS / 2}: most requests`,
+					`requests per idle poll, polls ${IDLE_POLLS / 2 + 1}–${IDLE_POLLS}: mean (max)`,
+					'per watched form',
+					'time per idle poll (singles: the round), median',
+					'status',
+				],
 				rows.map((r) => r.row),
 			),
 		);
@@ -279,7 +371,10 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 			part: '3 Trigger Selected Forms',
 			target: `idle poll watching ${SELECTED} of ${SELECTED_OF} forms: the listing plus its share of the sweep (≤ 2 requests), not one request per form (${SELECTED})`,
 			measured: `${selected.toFixed(2)} requests per idle poll vs ${singles.toFixed(2)} for ${SELECTED} single-form triggers`,
-			met: Number.isFinite(selected) && selected <= 2 && selectedSteps('selected:idle').every((s) => s.ok && (s.items ?? 0) === 0),
+			met:
+				Number.isFinite(selected) &&
+				selected <= 2 &&
+				selectedSteps('selected:idle').every((s) => s.ok && (s.items ?? 0) === 0),
 		});
 	}
 
@@ -292,7 +387,15 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 		const report = patternReports[label];
 		if (report === undefined) continue;
 		if (typeof report === 'string') {
-			patternRows.push([`${fmtNum(size)} responses`, '–', '–', '–', '–', '–', `failed: ${report.slice(0, 80)}`]);
+			patternRows.push([
+				`${fmtNum(size)} responses`,
+				'–',
+				'–',
+				'–',
+				'–',
+				'–',
+				`failed: ${report.slice(0, 80)}`,
+			]);
 			continue;
 		}
 		const [first, ...quiet] = report.steps;
@@ -309,7 +412,18 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 	}
 	if (patternRows.length) {
 		tables.push(
-			table(['form', 'requests per run', 'time per run, nothing new (min–max)', 'first run', 'items kept', 'peak RSS Δ', 'status'], patternRows),
+			table(
+				[
+					'form',
+					'requests per run',
+					'time per run, nothing new (min–max)',
+					'first run',
+					'items kept',
+					'peak RSS Δ',
+					'status',
+				],
+				patternRows,
+			),
 		);
 	}
 
@@ -323,5 +437,7 @@ export async function triggerPart(ctx: BenchContext): Promise<PartResult> {
 }
 
 function perChildMedians(reports: ChildReport[], label: string): number[] {
-	return reports.map((report) => median(report.steps.filter((s) => s.label === label).map((s) => s.wallMs)));
+	return reports.map((report) =>
+		median(report.steps.filter((s) => s.label === label).map((s) => s.wallMs)),
+	);
 }

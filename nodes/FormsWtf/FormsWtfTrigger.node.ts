@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { listSearch, loadOptions } from './shared/methods';
@@ -16,7 +21,8 @@ export class FormsWtfTrigger implements INodeType {
 		defaultVersion: 2,
 		subtitle:
 			'={{ { form: "One form", selectedForms: "Selected forms", allForms: "All forms" }[$parameter["watch"]] ?? "One form" }}',
-		description: 'Starts the workflow when responses are submitted to Forms.wtf forms, with one item per response',
+		description:
+			'Starts the workflow when responses are submitted to Forms.wtf forms, with one item per response',
 		defaults: { name: 'Forms.wtf Trigger' },
 		polling: true,
 		inputs: [],

@@ -82,18 +82,18 @@ export function checkPeerDependencies(pkg: PackageJson): CheckResult {
 	const name = 'peer dependency n8n-workflow: "*"';
 	const peers = pkg.peerDependencies ?? {};
 	const entries = Object.entries(peers);
-	if (entries.length === 1 && peers['n8n-workflow'] === '*') return pass(name, 'the only peer dependency');
-	return fail(
-		name,
-		`expected exactly { "n8n-workflow": "*" }, found ${JSON.stringify(peers)}`,
-	);
+	if (entries.length === 1 && peers['n8n-workflow'] === '*')
+		return pass(name, 'the only peer dependency');
+	return fail(name, `expected exactly { "n8n-workflow": "*" }, found ${JSON.stringify(peers)}`);
 }
 
 export function checkLicense(pkg: PackageJson, pkgDir: string, files: string[]): CheckResult {
 	const name = 'MIT license';
-	if (pkg.license !== 'MIT') return fail(name, `package.json "license" is ${JSON.stringify(pkg.license)}, not "MIT"`);
+	if (pkg.license !== 'MIT')
+		return fail(name, `package.json "license" is ${JSON.stringify(pkg.license)}, not "MIT"`);
 	const licenseFile = files.find((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f));
-	if (!licenseFile) return fail(name, 'no LICENSE file in the package (the MIT terms ship with every copy)');
+	if (!licenseFile)
+		return fail(name, 'no LICENSE file in the package (the MIT terms ship with every copy)');
 	const text = readFileSync(join(pkgDir, licenseFile), 'utf8');
 	if (!/MIT License/i.test(text) || !/Permission is hereby granted, free of charge/.test(text)) {
 		return fail(name, `${licenseFile} is not the MIT license text`);
@@ -106,9 +106,10 @@ export function githubRepo(url: string | undefined): string | undefined {
 	if (!url) return undefined;
 	const shorthand = /^(?:github:)?([\w.-]+)\/([\w.-]+)$/.exec(url);
 	if (shorthand) return `${shorthand[1]}/${shorthand[2].replace(/\.git$/, '')}`.toLowerCase();
-	const full = /^(?:git\+)?(?:https?|git|ssh):\/\/(?:git@)?github\.com[/:]([\w.-]+)\/([\w.-]+?)(?:\.git)?(?:[/#?].*)?$/.exec(
-		url,
-	);
+	const full =
+		/^(?:git\+)?(?:https?|git|ssh):\/\/(?:git@)?github\.com[/:]([\w.-]+)\/([\w.-]+?)(?:\.git)?(?:[/#?].*)?$/.exec(
+			url,
+		);
 	return full ? `${full[1]}/${full[2]}`.toLowerCase() : undefined;
 }
 
@@ -116,17 +117,21 @@ export function checkRepository(pkg: PackageJson): CheckResult {
 	const name = 'repository URL matches homepage and bugs';
 	const repoUrl = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
 	const repo = githubRepo(repoUrl);
-	if (!repoUrl) return fail(name, 'package.json has no "repository" (n8n checks it against the public GitHub repository)');
-	if (!repo) return fail(name, `"repository" ${JSON.stringify(repoUrl)} is not a GitHub repository URL`);
+	if (!repoUrl)
+		return fail(
+			name,
+			'package.json has no "repository" (n8n checks it against the public GitHub repository)',
+		);
+	if (!repo)
+		return fail(name, `"repository" ${JSON.stringify(repoUrl)} is not a GitHub repository URL`);
 	const problems: string[] = [];
 	if (githubRepo(pkg.homepage) !== repo) {
 		problems.push(`"homepage" ${JSON.stringify(pkg.homepage)} is not github.com/${repo}`);
 	}
 	const bugsUrl = typeof pkg.bugs === 'string' ? pkg.bugs : pkg.bugs?.url;
-	if (githubRepo(bugsUrl) !== repo) problems.push(`"bugs" ${JSON.stringify(bugsUrl)} is not github.com/${repo}`);
-	return problems.length === 0
-		? pass(name, `github.com/${repo}`)
-		: fail(name, problems.join('; '));
+	if (githubRepo(bugsUrl) !== repo)
+		problems.push(`"bugs" ${JSON.stringify(bugsUrl)} is not github.com/${repo}`);
+	return problems.length === 0 ? pass(name, `github.com/${repo}`) : fail(name, problems.join('; '));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,25 +143,41 @@ const ALWAYS_SHIPPED = /^(package\.json|readme(\.md)?|licen[cs]e(\.(md|txt))?|ch
 export function checkFilesList(pkg: PackageJson, files: string[]): CheckResult {
 	const name = 'files list: only the build is published';
 	if (!Array.isArray(pkg.files) || pkg.files.length === 0) {
-		return fail(name, 'package.json has no "files" list, so npm would publish the whole repository');
+		return fail(
+			name,
+			'package.json has no "files" list, so npm would publish the whole repository',
+		);
 	}
 	const unexpected = files.filter(
-		(f) => !f.startsWith('dist/') && !ALWAYS_SHIPPED.test(f) && f !== pkg.main?.replace(/^\.\//, ''),
+		(f) =>
+			!f.startsWith('dist/') && !ALWAYS_SHIPPED.test(f) && f !== pkg.main?.replace(/^\.\//, ''),
 	);
 	const sources = files.filter(
-		(f) => (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /\.(test|spec)\.[jt]s$/.test(f) || /(^|\/)(__tests__|test)\//.test(f),
+		(f) =>
+			(/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) ||
+			/\.(test|spec)\.[jt]s$/.test(f) ||
+			/(^|\/)(__tests__|test)\//.test(f),
 	);
 	const secrets = files.filter((f) => /(^|\/)(\.env[^/]*|\.npmrc|[^/]*\.tgz)$/.test(f));
 	const problems = [...new Set([...unexpected, ...sources, ...secrets])];
-	if (problems.length > 0) return fail(name, `should not be published: ${problems.slice(0, 10).join(', ')}`);
-	const missing = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].filter((f) => !files.includes(f));
+	if (problems.length > 0)
+		return fail(name, `should not be published: ${problems.slice(0, 10).join(', ')}`);
+	const missing = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].filter(
+		(f) => !files.includes(f),
+	);
 	if (pkg.main && !files.includes(pkg.main.replace(/^\.\//, ''))) missing.push(pkg.main);
-	if (missing.length > 0) return fail(name, `package.json points at files the tarball lacks: ${missing.join(', ')}`);
-	return pass(name, `"files": ${JSON.stringify(pkg.files)}; ${files.length} files, every n8n entry present`);
+	if (missing.length > 0)
+		return fail(name, `package.json points at files the tarball lacks: ${missing.join(', ')}`);
+	return pass(
+		name,
+		`"files": ${JSON.stringify(pkg.files)}; ${files.length} files, every n8n entry present`,
+	);
 }
 
 /** The `icon` of a compiled node or credential: a single `file:` path, or a light/dark pair. */
-export function findIcon(js: string): { light?: string; dark?: string; single?: string } | undefined {
+export function findIcon(
+	js: string,
+): { light?: string; dark?: string; single?: string } | undefined {
 	const match = /\bicon\s*[:=]\s*(\{[^}]*\}|'[^']*'|"[^"]*")/.exec(js);
 	if (!match) return undefined;
 	const value = match[1];
@@ -166,14 +187,21 @@ export function findIcon(js: string): { light?: string; dark?: string; single?: 
 	return { light: part('light'), dark: part('dark') };
 }
 
-function iconFileProblem(pkgDir: string, jsFile: string, ref: string | undefined, which: string): string | undefined {
+function iconFileProblem(
+	pkgDir: string,
+	jsFile: string,
+	ref: string | undefined,
+	which: string,
+): string | undefined {
 	if (!ref) return `${jsFile}: no ${which} icon`;
-	if (!ref.startsWith('file:')) return `${jsFile}: ${which} icon ${JSON.stringify(ref)} is not a file: icon`;
+	if (!ref.startsWith('file:'))
+		return `${jsFile}: ${which} icon ${JSON.stringify(ref)} is not a file: icon`;
 	const iconPath = join(dirname(jsFile), ref.slice('file:'.length)).split(sep).join('/');
 	const full = join(pkgDir, iconPath);
 	if (!existsSync(full)) return `${iconPath} (${which} icon of ${jsFile}) is missing`;
 	if (statSync(full).size === 0) return `${iconPath} is empty`;
-	if (iconPath.endsWith('.svg') && !/<svg[\s>]/.test(readFileSync(full, 'utf8'))) return `${iconPath} is not an SVG`;
+	if (iconPath.endsWith('.svg') && !/<svg[\s>]/.test(readFileSync(full, 'utf8')))
+		return `${iconPath} is not an SVG`;
 	return undefined;
 }
 
@@ -190,7 +218,8 @@ export function checkIcons(pkg: PackageJson, pkgDir: string): CheckResult {
 		}
 		const icon = findIcon(readFileSync(full, 'utf8'));
 		if (!icon) problems.push(`${entry}: no icon`);
-		else if (icon.single !== undefined) problems.push(`${entry}: one icon (${icon.single}); n8n wants { light, dark }`);
+		else if (icon.single !== undefined)
+			problems.push(`${entry}: one icon (${icon.single}); n8n wants { light, dark }`);
 		else {
 			for (const which of ['light', 'dark'] as const) {
 				const problem = iconFileProblem(pkgDir, entry, icon[which], which);
@@ -215,7 +244,12 @@ function hasDocUrl(list: unknown): boolean {
 	return (
 		Array.isArray(list) &&
 		list.length > 0 &&
-		list.every((d) => typeof d === 'object' && d !== null && /^https:\/\//.test(String((d as { url?: unknown }).url)))
+		list.every(
+			(d) =>
+				typeof d === 'object' &&
+				d !== null &&
+				/^https:\/\//.test(String((d as { url?: unknown }).url)),
+		)
 	);
 }
 
@@ -229,7 +263,9 @@ export function checkCodex(pkg: PackageJson, pkgDir: string): CheckResult {
 		const codexPath = `${entry}on`;
 		const full = join(pkgDir, codexPath);
 		if (!existsSync(full)) {
-			problems.push(`${codexPath} is missing from the tarball (n8n then files the node under no category and links no docs)`);
+			problems.push(
+				`${codexPath} is missing from the tarball (n8n then files the node under no category and links no docs)`,
+			);
 			continue;
 		}
 		let codex: Codex;
@@ -250,15 +286,23 @@ export function checkCodex(pkg: PackageJson, pkgDir: string): CheckResult {
 		for (const key of ['nodeVersion', 'codexVersion'] as const) {
 			if (typeof codex[key] !== 'string') problems.push(`${codexPath}: no "${key}"`);
 		}
-		if (!Array.isArray(codex.categories) || codex.categories.length === 0) problems.push(`${codexPath}: no "categories"`);
+		if (!Array.isArray(codex.categories) || codex.categories.length === 0)
+			problems.push(`${codexPath}: no "categories"`);
 		if (!hasDocUrl(codex.resources?.primaryDocumentation)) {
 			problems.push(`${codexPath}: no "resources.primaryDocumentation" URL`);
 		}
-		if (/\bcredentials:\s*\[\s*\{/.test(js) && !hasDocUrl(codex.resources?.credentialDocumentation)) {
-			problems.push(`${codexPath}: the node uses a credential but has no "resources.credentialDocumentation" URL`);
+		if (
+			/\bcredentials:\s*\[\s*\{/.test(js) &&
+			!hasDocUrl(codex.resources?.credentialDocumentation)
+		) {
+			problems.push(
+				`${codexPath}: the node uses a credential but has no "resources.credentialDocumentation" URL`,
+			);
 		}
 	}
-	return problems.length === 0 ? pass(name, nodes.map((n) => basename(`${n}on`)).join(', ')) : fail(name, problems.join('; '));
+	return problems.length === 0
+		? pass(name, nodes.map((n) => basename(`${n}on`)).join(', '))
+		: fail(name, problems.join('; '));
 }
 
 /** Markdown section headings (level 2 and deeper: not the title) outside code fences. */
@@ -278,7 +322,10 @@ export function headings(markdown: string): string[] {
 /** The README sections n8n's reviewers look for, with the headings that count as each. */
 const README_SECTIONS: Array<{ what: string; heading: RegExp }> = [
 	{ what: 'installation', heading: /\binstall/i },
-	{ what: 'usage (the nodes and their operations)', heading: /\busage\b|\boperations?\b|\bhow to use\b|\b(node|trigger)s?$/i },
+	{
+		what: 'usage (the nodes and their operations)',
+		heading: /\busage\b|\boperations?\b|\bhow to use\b|\b(node|trigger)s?$/i,
+	},
 	{ what: 'credentials', heading: /\bcredentials?\b/i },
 	{ what: 'example workflows', heading: /\bexamples?\b/i },
 ];
@@ -288,7 +335,9 @@ export function checkReadme(pkgDir: string, files: string[]): CheckResult {
 	const readme = files.find((f) => /^readme(\.md)?$/i.test(f));
 	if (!readme) return fail(name, 'no README in the package');
 	const found = headings(readFileSync(join(pkgDir, readme), 'utf8'));
-	const missing = README_SECTIONS.filter((s) => !found.some((h) => s.heading.test(h))).map((s) => s.what);
+	const missing = README_SECTIONS.filter((s) => !found.some((h) => s.heading.test(h))).map(
+		(s) => s.what,
+	);
 	return missing.length === 0
 		? pass(name, `${found.length} headings in ${readme}`)
 		: fail(name, `${readme} has no section on: ${missing.join(', ')}`);
@@ -306,5 +355,8 @@ export function checkChangelog(sourceDir: string, version: string | undefined): 
 	const entry = new RegExp(`^##\\s+\\[?v?${escaped}\\]?(\\s|$)`, 'm');
 	return entry.test(readFileSync(file, 'utf8'))
 		? pass(name, `## ${version}`)
-		: fail(name, `CHANGELOG.md has no "## ${version}" heading: add the release notes before tagging`);
+		: fail(
+				name,
+				`CHANGELOG.md has no "## ${version}" heading: add the release notes before tagging`,
+			);
 }

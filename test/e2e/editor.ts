@@ -33,7 +33,6 @@ import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import { ensureDebianPackages, freePort } from './services';
 
-
 const PACKAGE = 'n8n-nodes-formswtf';
 const VERSION = process.env.FORMSWTF_EDITOR_N8N ?? '2.41.1';
 const CHROMIUM = process.env.FORMSWTF_CHROMIUM ?? '/usr/bin/chromium';
@@ -77,10 +76,16 @@ function pickerName(form: { title: string; published: boolean }): string {
 }
 
 /** The export the node should produce, fetched straight from the local API. */
-async function expectedExport(harness: RunningHarness, formId: string): Promise<{ fileName: string; bytes: number }> {
-	const response = await fetch(`${harness.baseUrl}/forms/${encodeURIComponent(formId)}/export?format=csv`, {
-		headers: { Authorization: `Bearer ${harness.keys.team}` },
-	});
+async function expectedExport(
+	harness: RunningHarness,
+	formId: string,
+): Promise<{ fileName: string; bytes: number }> {
+	const response = await fetch(
+		`${harness.baseUrl}/forms/${encodeURIComponent(formId)}/export?format=csv`,
+		{
+			headers: { Authorization: `Bearer ${harness.keys.team}` },
+		},
+	);
 	const disposition = response.headers.get('content-disposition') ?? '';
 	const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? `${formId}-responses.csv`;
 	return { fileName, bytes: (await response.arrayBuffer()).byteLength };
@@ -90,7 +95,9 @@ async function expectedExport(harness: RunningHarness, formId: string): Promise<
 function parseSize(text: string): number | undefined {
 	const match = /([\d.]+)\s*(B|kB|KB|MB|GB)\b/.exec(text);
 	if (!match) return undefined;
-	const unit = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 }[match[2] as 'B' | 'kB' | 'KB' | 'MB' | 'GB'];
+	const unit = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 }[
+		match[2] as 'B' | 'kB' | 'KB' | 'MB' | 'GB'
+	];
 	return Number(match[1]) * unit;
 }
 
@@ -106,10 +113,14 @@ function triggerOf(workflow: StoredWorkflow | undefined) {
 }
 
 /** A workflow read from n8n's database with `n8n export:workflow`, or undefined. */
-async function storedWorkflow(instance: N8nInstance, id: string): Promise<StoredWorkflow | undefined> {
+async function storedWorkflow(
+	instance: N8nInstance,
+	id: string,
+): Promise<StoredWorkflow | undefined> {
 	const file = join(instance.userFolder, `export-${id}-${Date.now()}.json`);
 	const result = await instance.cli(['export:workflow', `--id=${id}`, `--output=${file}`]);
-	if (result.code !== 0 || !existsSync(file)) throw new Error(`n8n export:workflow failed: ${(result.stderr || result.stdout).slice(-400)}`);
+	if (result.code !== 0 || !existsSync(file))
+		throw new Error(`n8n export:workflow failed: ${(result.stderr || result.stdout).slice(-400)}`);
 	const exported = JSON.parse(readFileSync(file, 'utf8')) as StoredWorkflow | StoredWorkflow[];
 	rmSync(file, { force: true });
 	return Array.isArray(exported) ? exported[0] : exported;
@@ -126,7 +137,11 @@ class Editor {
 	) {
 		page.on('response', (response) => {
 			const { pathname } = new URL(response.url());
-			if (!['POST', 'PATCH', 'PUT'].includes(response.request().method()) || !/^\/rest\/workflows(\/[^/]+)?$/.test(pathname)) return;
+			if (
+				!['POST', 'PATCH', 'PUT'].includes(response.request().method()) ||
+				!/^\/rest\/workflows(\/[^/]+)?$/.test(pathname)
+			)
+				return;
 			response.json().then(
 				(body: { data?: StoredWorkflow }) => body.data && this.saves.push(body.data),
 				() => undefined,
@@ -141,19 +156,27 @@ class Editor {
 	 * `ready` true, then reads the workflow from n8n's database (`n8n export:workflow`), so the
 	 * checks see what was stored rather than what the editor shows.
 	 */
-	async savedWorkflow(ready: (workflow: StoredWorkflow) => boolean): Promise<{ workflow?: StoredWorkflow; detail: string }> {
+	async savedWorkflow(
+		ready: (workflow: StoredWorkflow) => boolean,
+	): Promise<{ workflow?: StoredWorkflow; detail: string }> {
 		const save = this.byId('workflow-save-button');
 		if ((await save.isVisible()) && (await save.isEnabled())) await save.click();
 		const answered = () => [...this.saves].reverse().find(ready);
 		await waitUntil(async () => answered() !== undefined, 10_000, 'an autosave').catch(async () => {
 			// Neither an autosave nor a Save button: the keyboard shortcut.
 			await this.page.keyboard.press('Control+s');
-			await waitUntil(async () => answered() !== undefined, 10_000, 'a save').catch(() => undefined);
+			await waitUntil(async () => answered() !== undefined, 10_000, 'a save').catch(
+				() => undefined,
+			);
 		});
 		const fromUrl = /\/workflow\/([^/?#]+)/.exec(this.page.url())?.[1];
 		const id = answered()?.id ?? this.saves.at(-1)?.id ?? (fromUrl === 'new' ? undefined : fromUrl);
-		if (!id) return { detail: `not saved (${this.saves.length} saves seen, at ${this.page.url()})` };
-		return { workflow: await this.readStored(id), detail: `workflow ${id} as stored, after ${this.saves.length} save(s) in the editor` };
+		if (!id)
+			return { detail: `not saved (${this.saves.length} saves seen, at ${this.page.url()})` };
+		return {
+			workflow: await this.readStored(id),
+			detail: `workflow ${id} as stored, after ${this.saves.length} save(s) in the editor`,
+		};
 	}
 
 	byId(id: string): Locator {
@@ -194,7 +217,10 @@ class Editor {
 
 	async searchNodes(text: string): Promise<void> {
 		if (!(await this.creator.isVisible())) {
-			await this.byId('canvas-add-button').or(this.byId('node-creator-plus-button')).first().click();
+			await this.byId('canvas-add-button')
+				.or(this.byId('node-creator-plus-button'))
+				.first()
+				.click();
 		}
 		await this.byId('node-creator-search-bar').fill(text);
 	}
@@ -206,15 +232,16 @@ class Editor {
 
 	/** The icons in the node creator: their sources, and whether each one loaded. */
 	async creatorIcons(): Promise<Array<{ src: string; loaded: boolean }>> {
-		return await this.creator
-			.locator('img')
-			.evaluateAll((images) =>
-				images.map((element) => {
-					// No DOM types in this project: an <img> is read through the two properties used.
-					const image = element as unknown as { complete: boolean; naturalWidth: number };
-					return { src: element.getAttribute('src') ?? '', loaded: image.complete && image.naturalWidth > 0 };
-				}),
-			);
+		return await this.creator.locator('img').evaluateAll((images) =>
+			images.map((element) => {
+				// No DOM types in this project: an <img> is read through the two properties used.
+				const image = element as unknown as { complete: boolean; naturalWidth: number };
+				return {
+					src: element.getAttribute('src') ?? '',
+					loaded: image.complete && image.naturalWidth > 0,
+				};
+			}),
+		);
 	}
 
 	/** The options of the open dropdown, each with its description when it shows one. */
@@ -244,7 +271,10 @@ class Editor {
 	}
 
 	async switchOn(parameter: string): Promise<boolean> {
-		return (await this.parameter(parameter).locator('[role="switch"]').getAttribute('aria-checked')) === 'true';
+		return (
+			(await this.parameter(parameter).locator('[role="switch"]').getAttribute('aria-checked')) ===
+			'true'
+		);
 	}
 
 	/**
@@ -280,7 +310,10 @@ class Editor {
 	 */
 	async executeNode(until: Locator): Promise<void> {
 		await this.byId('node-execute-button').click();
-		await until.first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+		await until
+			.first()
+			.waitFor({ timeout: 30_000 })
+			.catch(() => undefined);
 	}
 
 	async itemCount(): Promise<string> {
@@ -293,14 +326,19 @@ class Editor {
 	 * dialog itself, as it does once a new credential's test passes.
 	 */
 	async saveCredential(): Promise<{ closed: boolean; text: string }> {
-		const tested = this.page.waitForResponse((response) => response.url().includes('/rest/credentials/test'));
+		const tested = this.page.waitForResponse((response) =>
+			response.url().includes('/rest/credentials/test'),
+		);
 		await this.credentialModal.getByTestId('credential-save-button').click();
 		await tested;
 		const modal = this.credentialModal;
 		const settled = modal
 			.getByTestId('credentials-config-container-test-success')
 			.or(modal.getByText('Couldn’t connect with these settings'));
-		await Promise.race([settled.first().waitFor({ state: 'visible' }), modal.waitFor({ state: 'detached' })]);
+		await Promise.race([
+			settled.first().waitFor({ state: 'visible' }),
+			modal.waitFor({ state: 'detached' }),
+		]);
 		if (!(await modal.isVisible())) return { closed: true, text: '' };
 		const more = modal.getByText('More details');
 		if (await more.isVisible()) await more.click();
@@ -309,7 +347,10 @@ class Editor {
 
 	async fillCredential(apiKey: string, baseUrl: string): Promise<void> {
 		await this.credentialModal.getByTestId('parameter-input-apiKey').locator('input').fill(apiKey);
-		await this.credentialModal.getByTestId('parameter-input-baseUrl').locator('input').fill(baseUrl);
+		await this.credentialModal
+			.getByTestId('parameter-input-baseUrl')
+			.locator('input')
+			.fill(baseUrl);
 	}
 
 	async closeCredentialModal(): Promise<void> {
@@ -338,7 +379,11 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 	const started = Date.now();
 	console.log(`\neditor, n8n ${VERSION}`);
 	if (Number(VERSION.split('.')[0]) < 2) {
-		check(label('the editor suite is written for the n8n 2.x editor'), false, 'set FORMSWTF_EDITOR_N8N to a 2.x version');
+		check(
+			label('the editor suite is written for the n8n 2.x editor'),
+			false,
+			'set FORMSWTF_EDITOR_N8N to a 2.x version',
+		);
 		return;
 	}
 	await ensureDebianPackages([{ name: 'chromium', present: () => existsSync(CHROMIUM) }], log);
@@ -359,19 +404,26 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 			if (/formswtf|forms\.wtf/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
 		});
 		await instance.ownerSession(port).catch((error: unknown) => {
-			throw new Error(`n8n did not come up on port ${port} (${firstLine(error)}); its last lines:\n${recent.join('\n')}`);
+			throw new Error(
+				`n8n did not come up on port ${port} (${firstLine(error)}); its last lines:\n${recent.join('\n')}`,
+			);
 		});
 		const signin = await fetch(`${base}/signin`);
 		const html = await signin.text();
 		check(
 			label('the editor is served (GET /signin is the editor page, not the REST API alone)'),
-			signin.ok && (signin.headers.get('content-type') ?? '').includes('text/html') && /<script[^>]+src=/.test(html),
+			signin.ok &&
+				(signin.headers.get('content-type') ?? '').includes('text/html') &&
+				/<script[^>]+src=/.test(html),
 			`${signin.status} ${signin.headers.get('content-type')}`,
 		);
 
 		selectors.setTestIdAttribute('data-test-id');
 		browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
-		const context = await browser.newContext({ baseURL: base, viewport: { width: 1440, height: 900 } });
+		const context = await browser.newContext({
+			baseURL: base,
+			viewport: { width: 1440, height: 900 },
+		});
 		const page = await context.newPage();
 		page.setDefaultTimeout(20_000);
 		const ui = new Editor(page, async (id) => await storedWorkflow(instance, id));
@@ -406,16 +458,24 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const items = await ui.creatorItems();
 		const ours = items.find((item) => item.startsWith('Forms.wtf'));
 		const icons = await ui.creatorIcons();
-		const descriptions = [new FormsWtfTrigger().description.description, new FormsWtf().description.description];
+		const descriptions = [
+			new FormsWtfTrigger().description.description,
+			new FormsWtf().description.description,
+		];
 		const ownIcons = icons.filter((icon) => icon.src.includes(`/${PACKAGE}/`));
 		await shots.take('node-creator-search');
 		check(
 			label('typing "forms" in the node creator finds Forms.wtf, with its icon and description'),
-			ours !== undefined && ownIcons.length > 0 && ownIcons.every((icon) => icon.loaded) && descriptions.some((text) => ours.includes(text)),
+			ours !== undefined &&
+				ownIcons.length > 0 &&
+				ownIcons.every((icon) => icon.loaded) &&
+				descriptions.some((text) => ours.includes(text)),
 			`${JSON.stringify(ours)}; icons ${ownIcons.map((icon) => `${icon.src.split('/').slice(-2).join('/')}${icon.loaded ? '' : ' (not loaded)'}`).join(', ')}`,
 		);
 		await ui.creatorItem('Forms.wtf').click();
-		const actions = ui.creator.getByTestId('node-creator-category-item').filter({ hasText: 'Actions' });
+		const actions = ui.creator
+			.getByTestId('node-creator-category-item')
+			.filter({ hasText: 'Actions' });
 		await actions.waitFor();
 		if (!(await ui.creatorItem('Get many responses').isVisible())) await actions.click();
 		await ui.creatorItem('Get many responses').waitFor();
@@ -425,12 +485,21 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		// n8n names a trigger's actions after the options of its "Trigger On" parameter (their
 		// `action` texts), and falls back to "On new <node> event" without one.
 		const triggers = ['On new response', 'On new or updated response'];
-		const wanted = [...triggers, 'Get a form', 'Get many forms', 'Export responses', 'Get many responses'];
+		const wanted = [
+			...triggers,
+			'Get a form',
+			'Get many forms',
+			'Export responses',
+			'Get many responses',
+		];
 		check(
-			label('its panel shows the trigger\'s 2 actions ("On new response", "On new or updated response") and the 4 actions, each with the icon'),
+			label(
+				'its panel shows the trigger\'s 2 actions ("On new response", "On new or updated response") and the 4 actions, each with the icon',
+			),
 			wanted.every((name) => listed.includes(name)) &&
 				!listed.includes('On new Forms.wtf event') &&
-				panelIcons.filter((icon) => icon.src.includes(`/${PACKAGE}/`) && icon.loaded).length >= wanted.length,
+				panelIcons.filter((icon) => icon.src.includes(`/${PACKAGE}/`) && icon.loaded).length >=
+					wanted.length,
 			listed.join(' | '),
 		);
 		await ui.creatorItem('On new response').click();
@@ -440,7 +509,10 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 	// The credential dialog, opened from the trigger's Credential field.
 	await part(shots, 'credential dialog', async () => {
 		const modal = ui.credentialModal;
-		const opened = await modal.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+		const opened = await modal.waitFor({ timeout: 5_000 }).then(
+			() => true,
+			() => false,
+		);
 		if (!opened) {
 			// n8n 2.x shows a "Connect to Forms.wtf" button while no credential of the type exists;
 			// with one, a select whose last item creates a new one.
@@ -450,12 +522,22 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 				await select.click();
 				await ui.byId('node-credentials-select-item-new').click();
 			} else {
-				await slot.getByRole('button', { name: /Forms\.wtf|credential/i }).first().click();
+				await slot
+					.getByRole('button', { name: /Forms\.wtf|credential/i })
+					.first()
+					.click();
 			}
 			await modal.waitFor();
 		}
-		const keyType = await modal.getByTestId('parameter-input-apiKey').locator('input').getAttribute('type');
-		check(label('the API Key field is a password field'), keyType === 'password', `type=${keyType}`);
+		const keyType = await modal
+			.getByTestId('parameter-input-apiKey')
+			.locator('input')
+			.getAttribute('type');
+		check(
+			label('the API Key field is a password field'),
+			keyType === 'password',
+			`type=${keyType}`,
+		);
 		const cases = [
 			['revoked key', harness.keys.revoked, harness.baseUrl, /invalid or has been revoked/],
 			['plan below Team', harness.keys.pro, harness.baseUrl, /needs the Team plan/],
@@ -469,7 +551,13 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			check(
 				label(`credential dialog, ${name}: says what is wrong`),
 				!result.closed && failed && message.test(result.text),
-				result.closed ? 'the dialog closed' : (result.text.split('Couldn’t connect with these settings')[1] ?? '').split('\n').filter(Boolean).slice(0, 3).join(' / '),
+				result.closed
+					? 'the dialog closed'
+					: (result.text.split('Couldn’t connect with these settings')[1] ?? '')
+							.split('\n')
+							.filter(Boolean)
+							.slice(0, 3)
+							.join(' / '),
 			);
 		}
 		await ui.fillCredential(harness.keys.team, harness.baseUrl);
@@ -500,7 +588,8 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const foreign = forms.filter((form) => form.owner !== 'demo').map((form) => form.title);
 		check(
 			label("form picker, From List: lists the account's forms"),
-			JSON.stringify(listed) === JSON.stringify(expected) && !listed.some((name) => foreign.some((title) => name.includes(title))),
+			JSON.stringify(listed) === JSON.stringify(expected) &&
+				!listed.some((name) => foreign.some((title) => name.includes(title))),
 			listed.join(' | '),
 		);
 		await ui.byId('rlc-search').fill('feedback');
@@ -515,7 +604,11 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		).catch(() => undefined);
 		const narrowed = await ui.byId('rlc-item').allInnerTexts();
 		await shots.take('form-picker-search');
-		check(label('form picker: search narrows the list'), JSON.stringify(narrowed) === JSON.stringify([feedback.title]), narrowed.join(' | '));
+		check(
+			label('form picker: search narrows the list'),
+			JSON.stringify(narrowed) === JSON.stringify([feedback.title]),
+			narrowed.join(' | '),
+		);
 		await ui.byId('rlc-item').filter({ hasText: feedback.title }).click();
 		const value = await ui.formPicker.getByTestId('rlc-input').inputValue();
 		check(label('form picker: picking a form shows its title'), value === feedback.title, value);
@@ -543,7 +636,11 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const count = await ui.itemCount();
 		await ui.output.getByTestId('radio-button-table').click();
 		const data = ui.output.getByTestId('ndv-data-container');
-		await waitUntil(async () => (await data.innerText()).includes(newest.id), 10_000, 'the response in the table').catch(() => undefined);
+		await waitUntil(
+			async () => (await data.innerText()).includes(newest.id),
+			10_000,
+			'the response in the table',
+		).catch(() => undefined);
 		const shown = await data.innerText();
 		await shots.take('trigger-test-event');
 		check(
@@ -559,7 +656,9 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await shots.take('trigger-output-options');
 		await page.keyboard.press('Escape');
 		check(
-			label('trigger: Output says that Simplified keys answers by label, and a rename changes the key'),
+			label(
+				'trigger: Output says that Simplified keys answers by label, and a rename changes the key',
+			),
 			outputs.some((text) => text.startsWith('Simplified') && /Renaming a question/.test(text)),
 			outputs.map((text) => text.replace(/\s*\n\s*/g, ': ')).join(' | '),
 		);
@@ -569,8 +668,11 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const events = await ui.openOptions();
 		await page.keyboard.press('Escape');
 		check(
-			label('trigger: "On new response" in the node creator gives Trigger On = New Response (or New or Updated Response)'),
-			triggerOn === 'New Response' && JSON.stringify(events) === JSON.stringify(['New Response', 'New or Updated Response']),
+			label(
+				'trigger: "On new response" in the node creator gives Trigger On = New Response (or New or Updated Response)',
+			),
+			triggerOn === 'New Response' &&
+				JSON.stringify(events) === JSON.stringify(['New Response', 'New or Updated Response']),
 			`${triggerOn}; choices ${events.join(', ')}`,
 		);
 		// On Activation, Emit: three choices; the newest N asks for a number.
@@ -583,7 +685,10 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await count.waitFor();
 		const input = {
 			value: await count.locator('input').first().inputValue(),
-			numeric: await count.getByTestId('input-number').or(count.locator('.el-input-number')).count(),
+			numeric: await count
+				.getByTestId('input-number')
+				.or(count.locator('.el-input-number'))
+				.count(),
 		};
 		// Options: the look-back window alone. n8n adds a collection's only option at once, and
 		// lists the options to pick from when there are several.
@@ -597,15 +702,25 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			await listedOptions.filter({ hasText: 'Look-Back Window' }).first().click();
 		}
 		const lookBackShown = {
-			label: await ui.byId('node-parameters').getByText('Look-Back Window (Minutes)').first().isVisible(),
+			label: await ui
+				.byId('node-parameters')
+				.getByText('Look-Back Window (Minutes)')
+				.first()
+				.isVisible(),
 			value: await lookBack.locator('input').first().inputValue(),
 		};
 		await shots.take('trigger-options');
 		check(
-			label('trigger: On Activation, Emit offers only new / the newest N (a number, 10) / every response since a date; Options has the look-back window (10 minutes)'),
+			label(
+				'trigger: On Activation, Emit offers only new / the newest N (a number, 10) / every response since a date; Options has the look-back window (10 minutes)',
+			),
 			emitDefault === 'Only New Responses' &&
 				JSON.stringify(emits) ===
-					JSON.stringify(['Only New Responses', 'The Newest Existing Responses, Then New Ones', 'Every Response Since a Date, Then New Ones']) &&
+					JSON.stringify([
+						'Only New Responses',
+						'The Newest Existing Responses, Then New Ones',
+						'Every Response Since a Date, Then New Ones',
+					]) &&
 				input.value === '10' &&
 				input.numeric > 0 &&
 				JSON.stringify(options) === JSON.stringify(['Look-Back Window (Minutes)']) &&
@@ -628,7 +743,17 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const options = page.getByRole('option').filter({ visible: true });
 		const openList = async () => {
 			await picker.click();
-			if (await options.filter({ hasText: feedback.title }).first().waitFor({ timeout: 3_000 }).then(() => true, () => false)) return true;
+			if (
+				await options
+					.filter({ hasText: feedback.title })
+					.first()
+					.waitFor({ timeout: 3_000 })
+					.then(
+						() => true,
+						() => false,
+					)
+			)
+				return true;
 			await page.keyboard.press('Escape');
 			return false;
 		};
@@ -666,22 +791,35 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const count = await ui.itemCount();
 		await ui.output.getByTestId('radio-button-table').click();
 		const data = ui.output.getByTestId('ndv-data-container');
-		await waitUntil(async () => (await data.innerText()).includes(newestId), 10_000, 'the response in the table').catch(() => undefined);
+		await waitUntil(
+			async () => (await data.innerText()).includes(newestId),
+			10_000,
+			'the response in the table',
+		).catch(() => undefined);
 		const table = await data.innerText();
 		await shots.take('selected-forms-test-event');
 		check(
-			label('trigger, Selected Forms: Fetch Test Event shows the newest response of the selected forms, with formTitle'),
-			count === '1 item' && newestId !== '' && table.includes(newestId) && table.includes(feedback.title),
+			label(
+				'trigger, Selected Forms: Fetch Test Event shows the newest response of the selected forms, with formTitle',
+			),
+			count === '1 item' &&
+				newestId !== '' &&
+				table.includes(newestId) &&
+				table.includes(feedback.title),
 			`${count}; newest ${newestId} ${table.includes(newestId) ? 'shown' : 'not shown'}`,
 		);
 		await ui.byId('ndv-close-button').click();
-		const saved = await ui.savedWorkflow((workflow) => triggerOf(workflow)?.parameters?.submittedSince !== undefined);
+		const saved = await ui.savedWorkflow(
+			(workflow) => triggerOf(workflow)?.parameters?.submittedSince !== undefined,
+		);
 		await shots.take('selected-forms-saved');
 		const trigger = triggerOf(saved.workflow);
 		const parameters = trigger?.parameters ?? {};
 		const wantedIds = [feedback.id, bugs.id];
 		check(
-			label('trigger, Selected Forms: the saved workflow holds version 2, watch selectedForms, the two form IDs, On Activation "since" and the date'),
+			label(
+				'trigger, Selected Forms: the saved workflow holds version 2, watch selectedForms, the two form IDs, On Activation "since" and the date',
+			),
 			trigger?.typeVersion === 2 &&
 				parameters.event === 'newResponse' &&
 				parameters.watch === 'selectedForms' &&
@@ -714,22 +852,37 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await page.keyboard.press('Escape');
 		await shots.take('get-many-responses-panel');
 		check(
-			label('Get Many responses: Form, Return All off, Limit 50, Output Simplified, options Offset and Since'),
-			panel.resource === 'Response' && panel.operation === 'Get Many' && !panel.returnAll && panel.limit === '50' &&
-				panel.output === 'Simplified' && options.includes('Offset') && options.includes('Since'),
+			label(
+				'Get Many responses: Form, Return All off, Limit 50, Output Simplified, options Offset and Since',
+			),
+			panel.resource === 'Response' &&
+				panel.operation === 'Get Many' &&
+				!panel.returnAll &&
+				panel.limit === '50' &&
+				panel.output === 'Simplified' &&
+				options.includes('Offset') &&
+				options.includes('Since'),
 			`${JSON.stringify(panel)}; options ${options.join(', ')}`,
 		);
 		await ui.openPickerList();
 		await ui.byId('rlc-item').filter({ hasText: feedback.title }).click();
 		await ui.parameter('limit').locator('input').fill('5');
 		await ui.blur();
-		await ui.executeNode(ui.output.getByTestId('ndv-items-count').filter({ hasText: /^\s*5 items\s*$/ }));
+		await ui.executeNode(
+			ui.output.getByTestId('ndv-items-count').filter({ hasText: /^\s*5 items\s*$/ }),
+		);
 		const count = await ui.itemCount();
 		await ui.output.getByTestId('radio-button-table').click();
 		const rows = ui.output.locator('table tbody tr');
-		await waitUntil(async () => (await rows.count()) > 0, 10_000, 'the table').catch(() => undefined);
+		await waitUntil(async () => (await rows.count()) > 0, 10_000, 'the table').catch(
+			() => undefined,
+		);
 		await shots.take('get-many-responses-executed');
-		check(label('Get Many responses with Limit 5: Execute step shows 5 items'), count === '5 items' && (await rows.count()) === 5, `${count}, ${await rows.count()} rows in the table`);
+		check(
+			label('Get Many responses with Limit 5: Execute step shows 5 items'),
+			count === '5 items' && (await rows.count()) === 5,
+			`${count}, ${await rows.count()} rows in the table`,
+		);
 	});
 	if (!added) return;
 
@@ -743,17 +896,24 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		const panel = {
 			format: await ui.inputValue('format'),
 			field: await ui.inputValue('binaryPropertyName'),
-			hint: await field.getByText('The name of the output binary field to put the file in').isVisible(),
+			hint: await field
+				.getByText('The name of the output binary field to put the file in')
+				.isVisible(),
 			formats,
 		};
 		await shots.take('export-panel');
 		check(
 			label('Export: Format CSV (or JSON, Merkle Tree), file in field "data", with its hint'),
-			panel.format === 'CSV' && panel.field === 'data' && panel.hint && ['CSV', 'JSON', 'Merkle Tree'].every((name) => panel.formats.includes(name)),
+			panel.format === 'CSV' &&
+				panel.field === 'data' &&
+				panel.hint &&
+				['CSV', 'JSON', 'Merkle Tree'].every((name) => panel.formats.includes(name)),
 			JSON.stringify(panel),
 		);
 		const expected = await expectedExport(harness, feedback.id);
-		await ui.executeNode(ui.output.getByTestId('ndv-binary-data_0').or(ui.output.getByTestId('radio-button-binary')));
+		await ui.executeNode(
+			ui.output.getByTestId('ndv-binary-data_0').or(ui.output.getByTestId('radio-button-binary')),
+		);
 		const binary = ui.output.getByTestId('ndv-binary-data_0');
 		if (!(await binary.isVisible())) await ui.output.getByTestId('radio-button-binary').click();
 		const text = await binary.innerText();
@@ -761,7 +921,9 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		await shots.take('export-executed');
 		check(
 			label('Export: Execute step shows the binary file with its name and size'),
-			text.includes(expected.fileName) && size !== undefined && Math.abs(size - expected.bytes) <= expected.bytes * 0.01,
+			text.includes(expected.fileName) &&
+				size !== undefined &&
+				Math.abs(size - expected.bytes) <= expected.bytes * 0.01,
 			`${text.replace(/\s*\n\s*/g, ' ')}; API sent ${expected.fileName}, ${expected.bytes} bytes`,
 		);
 	});
@@ -769,7 +931,10 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 	await part(shots, 'action node, Form operations', async () => {
 		await ui.chooseOption('resource', 'Form');
 		await ui.parameter('operation').waitFor();
-		const getMany = { operation: await ui.inputValue('operation'), picker: await ui.formPicker.isVisible() };
+		const getMany = {
+			operation: await ui.inputValue('operation'),
+			picker: await ui.formPicker.isVisible(),
+		};
 		await ui.chooseOption('operation', 'Get');
 		await ui.formPicker.waitFor();
 		await shots.take('form-get-panel');

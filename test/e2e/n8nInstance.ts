@@ -5,7 +5,16 @@
  */
 import { execFile, spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import {
+	closeSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import { promisify } from 'util';
@@ -22,7 +31,12 @@ export interface CliResult {
 }
 
 /** The owner account `ownerSession` creates; the editor test signs in with it. */
-export const OWNER = { email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: 'E2e-password-1' } as const;
+export const OWNER = {
+	email: 'e2e@example.com',
+	firstName: 'End',
+	lastName: 'ToEnd',
+	password: 'E2e-password-1',
+} as const;
 
 let brokerPort = 5679 + (process.pid % 200) * 3;
 
@@ -45,7 +59,8 @@ async function runInstaller(version: string): Promise<string> {
 		}
 	});
 	const code = await new Promise<number | null>((done) => child.once('close', done));
-	if (code !== 0) throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
+	if (code !== 0)
+		throw new Error(`installing n8n ${version} failed (exit ${code}); see the lines above`);
 	return stdout.trim().split('\n').pop() as string;
 }
 
@@ -72,7 +87,9 @@ export class N8nInstance {
 		mkdirSync(tmp);
 		const nodeBin = join(installDir, '.node-bin');
 		// The Node n8n 2.x runs on, relative to the install (older installs wrote an absolute path).
-		const path = existsSync(nodeBin) ? `${resolve(installDir, readFileSync(nodeBin, 'utf8').trim())}:${process.env.PATH}` : process.env.PATH;
+		const path = existsSync(nodeBin)
+			? `${resolve(installDir, readFileSync(nodeBin, 'utf8').trim())}:${process.env.PATH}`
+			: process.env.PATH;
 		this.env = {
 			PATH: path,
 			HOME: process.env.HOME,
@@ -171,12 +188,24 @@ export class N8nInstance {
 		// own npm config and the flags below, never the project's settings.
 		await run(
 			'npm',
-			['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'],
+			[
+				'install',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+			],
 			{ cwd: packageDir, env: this.env },
 		);
 		writeFileSync(
 			join(nodesDir, 'package.json'),
-			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [name]: manifest.version } }, null, 2),
+			JSON.stringify(
+				{ name: 'installed-nodes', private: true, dependencies: { [name]: manifest.version } },
+				null,
+				2,
+			),
 		);
 	}
 
@@ -201,7 +230,11 @@ export class N8nInstance {
 				child.once('close', (exitCode) => done(exitCode ?? 1));
 			});
 			clearTimeout(timer);
-			return { code, stdout: readFileSync(`${base}.out`, 'utf8'), stderr: readFileSync(`${base}.err`, 'utf8') };
+			return {
+				code,
+				stdout: readFileSync(`${base}.out`, 'utf8'),
+				stderr: readFileSync(`${base}.err`, 'utf8'),
+			};
 		} finally {
 			closeSync(outFd);
 			closeSync(errFd);
@@ -214,7 +247,8 @@ export class N8nInstance {
 		const file = join(this.userFolder, `import-${kind}-${Date.now()}.json`);
 		writeFileSync(file, JSON.stringify(data));
 		const result = await this.cli([`import:${kind}`, `--input=${file}`]);
-		if (result.code !== 0) throw new Error(`n8n import:${kind} failed: ${result.stderr || result.stdout}`);
+		if (result.code !== 0)
+			throw new Error(`n8n import:${kind} failed: ${result.stderr || result.stdout}`);
 	}
 
 	/** `n8n execute --id … --rawOutput`: the run's data, or the error n8n printed. */
@@ -228,17 +262,27 @@ export class N8nInstance {
 			// Reported below with the whole output.
 		}
 		// The whole output is long (run data of thousands of items): keep it in a file to read.
-		const file = join(this.userFolder, '..', `formswtf-e2e-execute-${this.version}-${workflowId}.log`);
+		const file = join(
+			this.userFolder,
+			'..',
+			`formswtf-e2e-execute-${this.version}-${workflowId}.log`,
+		);
 		writeFileSync(file, output);
-		return { ok: false, output: `n8n execute printed no readable run data (exit code ${result.code}; full output in ${file})\n${result.stderr.slice(-2000)}` };
+		return {
+			ok: false,
+			output: `n8n execute printed no readable run data (exit code ${result.code}; full output in ${file})\n${result.stderr.slice(-2000)}`,
+		};
 	}
 
 	/** `env`: settings the later `n8n start` runs with (the CLI must see the same). */
 	async activate(workflowId: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
 		const args =
-			this.major >= 2 ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'];
+			this.major >= 2
+				? ['publish:workflow', `--id=${workflowId}`]
+				: ['update:workflow', `--id=${workflowId}`, '--active=true'];
 		const result = await this.cli(args, 180_000, env);
-		if (result.code !== 0) throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
+		if (result.code !== 0)
+			throw new Error(`activating ${workflowId} failed: ${result.stderr || result.stdout}`);
 	}
 
 	/**
@@ -247,11 +291,15 @@ export class N8nInstance {
 	 * a main and its workers share one config.
 	 */
 	start(port: number, log: (line: string) => void, options: StartOptions = {}): ChildProcess {
-		const child = spawn(join(this.installDir, 'node_modules', '.bin', 'n8n'), [options.command ?? 'start'], {
-			env: { ...this.env, N8N_PORT: String(port), ...options.env },
-			cwd: this.userFolder,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			join(this.installDir, 'node_modules', '.bin', 'n8n'),
+			[options.command ?? 'start'],
+			{
+				env: { ...this.env, N8N_PORT: String(port), ...options.env },
+				cwd: this.userFolder,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		for (const stream of [child.stdout, child.stderr]) {
 			stream?.setEncoding('utf8');
 			stream?.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach(log));
@@ -300,7 +348,23 @@ export class N8nInstance {
 
 /** What `n8n execute --rawOutput` prints: the run's result data. */
 export interface RawRunData {
-	data?: { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, { fileName?: string; mimeType?: string; fileSize?: string }> }> | null> } ; error?: { message?: string } }>>; error?: { message?: string } } };
+	data?: {
+		resultData?: {
+			runData?: Record<
+				string,
+				Array<{
+					data?: {
+						main?: Array<Array<{
+							json: Record<string, unknown>;
+							binary?: Record<string, { fileName?: string; mimeType?: string; fileSize?: string }>;
+						}> | null>;
+					};
+					error?: { message?: string };
+				}>
+			>;
+			error?: { message?: string };
+		};
+	};
 	resultData?: { runData?: Record<string, unknown>; error?: { message?: string } };
 }
 
@@ -325,30 +389,50 @@ export class RestSession {
 	 * versionId), with a changed name so that n8n has something to save. `publish`: then publish
 	 * it too, as n8n 2.x's Publish button does.
 	 */
-	async saveWorkflow(id: string, publish: boolean): Promise<{ saved: boolean; published?: boolean; detail: string }> {
-		const read = await fetch(`${this.base}/rest/workflows/${id}`, { headers: { cookie: this.cookie } });
+	async saveWorkflow(
+		id: string,
+		publish: boolean,
+	): Promise<{ saved: boolean; published?: boolean; detail: string }> {
+		const read = await fetch(`${this.base}/rest/workflows/${id}`, {
+			headers: { cookie: this.cookie },
+		});
 		const workflow = ((await read.json()) as { data?: Record<string, unknown> }).data ?? {};
 		const patched = await fetch(`${this.base}/rest/workflows/${id}`, {
 			method: 'PATCH',
 			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
 			body: JSON.stringify({ ...workflow, name: `${String(workflow.name)} (saved)` }),
 		});
-		const patchedBody = (await patched.json()) as { data?: Record<string, unknown>; message?: string };
-		if (!patched.ok || !publish) return { saved: patched.ok, detail: `PATCH ${patched.status} ${patchedBody.message ?? ''}` };
+		const patchedBody = (await patched.json()) as {
+			data?: Record<string, unknown>;
+			message?: string;
+		};
+		if (!patched.ok || !publish)
+			return { saved: patched.ok, detail: `PATCH ${patched.status} ${patchedBody.message ?? ''}` };
 		const published = await fetch(`${this.base}/rest/workflows/${id}/activate`, {
 			method: 'POST',
 			headers: { 'Content-Type': 'application/json', cookie: this.cookie },
 			body: JSON.stringify({ versionId: patchedBody.data?.versionId }),
 		});
-		return { saved: true, published: published.ok, detail: `PATCH ${patched.status}, activate ${published.status} ${published.ok ? '' : (await published.text()).slice(0, 200)}` };
+		return {
+			saved: true,
+			published: published.ok,
+			detail: `PATCH ${patched.status}, activate ${published.status} ${published.ok ? '' : (await published.text()).slice(0, 200)}`,
+		};
 	}
 
 	/** Saves a credential and runs its test, as the editor does on Save. */
-	async testCredential(type: string, name: string, data: Record<string, string>): Promise<{ status: string; message: string }> {
+	async testCredential(
+		type: string,
+		name: string,
+		data: Record<string, string>,
+	): Promise<{ status: string; message: string }> {
 		const created = await this.post('/credentials', { name, type, data });
 		const id = String(created.data?.id ?? '');
 		const tested = await this.post('/credentials/test', { credentials: { id, name, type, data } });
-		return { status: String(tested.data?.status ?? 'no answer'), message: String(tested.data?.message ?? '') };
+		return {
+			status: String(tested.data?.status ?? 'no answer'),
+			message: String(tested.data?.message ?? ''),
+		};
 	}
 }
 

@@ -17,7 +17,10 @@ describe('Sink.hold', () => {
 		try {
 			sink.hold('/slack');
 			let answered = false;
-			const request = fetch(`${url}/slack`, { method: 'POST', body: JSON.stringify({ responseId: 'r1' }) }).then((response) => {
+			const request = fetch(`${url}/slack`, {
+				method: 'POST',
+				body: JSON.stringify({ responseId: 'r1' }),
+			}).then((response) => {
 				answered = true;
 				return response.status;
 			});
@@ -57,8 +60,12 @@ describe('withWebhookStart', () => {
 
 describe('stopProcess', () => {
 	it('ends what a process started when the process itself is killed with SIGKILL', async () => {
-		const child = spawn('sh', ['-c', 'sleep 60 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
-		const grandchild = await new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+		const child = spawn('sh', ['-c', 'sleep 60 & echo $!; wait'], {
+			stdio: ['ignore', 'pipe', 'ignore'],
+		});
+		const grandchild = await new Promise<number>((resolve) =>
+			child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+		);
 		expect(alive(grandchild)).toBe(true);
 		await stopProcess(child, 'SIGKILL');
 		expect(child.signalCode).toBe('SIGKILL');

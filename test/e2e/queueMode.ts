@@ -28,11 +28,24 @@ import { N8nInstance } from './n8nInstance';
 import type { RawRunData } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import type { E2eContext } from './run';
-import { ensureDebianPackages, freePort, POSTGRES_PACKAGES, startPostgres, startRedis } from './services';
+import {
+	ensureDebianPackages,
+	freePort,
+	POSTGRES_PACKAGES,
+	startPostgres,
+	startRedis,
+} from './services';
 import type { RunningPostgres, RunningService } from './services';
 import { Sink } from './sink';
 import { deliveredResponseIds, exampleWithStandIns, withWebhookStart } from './standIns';
-import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, outputOf, PACKAGE } from './workflows';
+import {
+	actionWorkflow,
+	checkActionRun,
+	CRED_TEAM,
+	localCredentials,
+	outputOf,
+	PACKAGE,
+} from './workflows';
 
 export const QUEUE_N8N = process.env.FORMSWTF_E2E_QUEUE_N8N ?? '2.41.1';
 const VERSION = QUEUE_N8N;
@@ -96,7 +109,8 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
 		});
 		processes.push({ name: 'main', instance: main, lines: [] });
-		for (const name of ['worker 1', 'worker 2']) processes.push({ name, instance: main.another(), lines: [] });
+		for (const name of ['worker 1', 'worker 2'])
+			processes.push({ name, instance: main.another(), lines: [] });
 		await Promise.all(processes.map(({ instance }) => instance.installPackage(tarball, PACKAGE)));
 
 		const allowlist = await harness.control.form('allowlist');
@@ -106,7 +120,14 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		await main.importJson('credentials', localCredentials(harness));
 		await main.importJson('workflow', [
 			withWebhookStart(actionWorkflow(allowlist.id, allowlist.id), WORKFLOWS.actions.path),
-			withWebhookStart(exampleWithStandIns('daily-csv-export-by-email.json', { ...standIn, id: WORKFLOWS.mail.id, formId: large.id }), WORKFLOWS.mail.path),
+			withWebhookStart(
+				exampleWithStandIns('daily-csv-export-by-email.json', {
+					...standIn,
+					id: WORKFLOWS.mail.id,
+					formId: large.id,
+				}),
+				WORKFLOWS.mail.path,
+			),
 			exampleWithStandIns('new-response-to-slack.json', { ...standIn, id: WORKFLOWS.slack.id }),
 			exampleWithStandIns('responses-to-google-sheet.json', { ...standIn, id: WORKFLOWS.sheet.id }),
 		]);
@@ -115,7 +136,10 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 
 		const mainPort = await freePort();
 		const [mainProcess, ...workers] = processes;
-		await Promise.all([start(mainProcess, mainPort), ...workers.map(async (worker) => start(worker, await freePort()))]);
+		await Promise.all([
+			start(mainProcess, mainPort),
+			...workers.map(async (worker) => start(worker, await freePort())),
+		]);
 		log(`all three ready after ${seconds(began)}`);
 
 		const db = new ExecutionsTable(postgres);
@@ -149,26 +173,37 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		const attachment = sink.on('/mail')[0]?.body;
 		check(
 			`${LABEL}: a ${mb(expected.length)} export arrives intact in the mail stand-in`,
-			expected.length >= SEVERAL_MB && attachment !== undefined && sha256(attachment) === sha256(expected),
-			attachment ? `${mb(attachment.length)} received, sha256 ${sha256(attachment) === sha256(expected) ? 'equal' : 'different'}` : 'nothing received',
+			expected.length >= SEVERAL_MB &&
+				attachment !== undefined &&
+				sha256(attachment) === sha256(expected),
+			attachment
+				? `${mb(attachment.length)} received, sha256 ${sha256(attachment) === sha256(expected) ? 'equal' : 'different'}`
+				: 'nothing received',
 		);
 
 		// The trigger examples: polled on the main, executed on the workers.
 		await waitUntil(
-			async () => (await harness.control.requestLog()).filter((entry) => entry.path.endsWith(`/forms/${feedback.id}/responses`)).length >= 2,
+			async () =>
+				(await harness.control.requestLog()).filter((entry) =>
+					entry.path.endsWith(`/forms/${feedback.id}/responses`),
+				).length >= 2,
 			POLL_WAIT_MS,
 			'both triggers activated',
 		);
 		const submitted: string[] = [];
 		const submit = async (count: number) => {
-			const responses = await harness.control.submitResponses(feedback.id, Array.from({ length: count }, () => ({})));
+			const responses = await harness.control.submitResponses(
+				feedback.id,
+				Array.from({ length: count }, () => ({})),
+			);
 			submitted.push(...responses.map((response) => response.id));
 		};
 		const delivered = async (what: string) => {
 			log(`${what}; waiting for the polls`);
-			await Promise.all([sink.waitFor('/slack', submitted.length, POLL_WAIT_MS), sink.waitFor('/sheet', submitted.length, POLL_WAIT_MS)]).catch(
-				(error: Error) => log(error.message),
-			);
+			await Promise.all([
+				sink.waitFor('/slack', submitted.length, POLL_WAIT_MS),
+				sink.waitFor('/sheet', submitted.length, POLL_WAIT_MS),
+			]).catch((error: Error) => log(error.message));
 		};
 		await submit(3);
 		await delivered('3 responses submitted');
@@ -177,12 +212,18 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		sink.hold('/slack');
 		await submit(1);
 		await delivered('1 more submitted, its Slack request held open');
-		const inFlight = (await db.list(WORKFLOWS.slack.id)).filter((execution) => execution.status === 'running');
-		const victim = workers.find((worker) => inFlight.some((execution) => workersThatStarted([worker], execution.id).length > 0));
+		const inFlight = (await db.list(WORKFLOWS.slack.id)).filter(
+			(execution) => execution.status === 'running',
+		);
+		const victim = workers.find((worker) =>
+			inFlight.some((execution) => workersThatStarted([worker], execution.id).length > 0),
+		);
 		check(
 			`${LABEL}: a worker is killed (SIGKILL) while its execution posts to Slack`,
 			victim !== undefined && sink.on('/slack').length === submitted.length,
-			victim ? `${victim.name} (PID ${victim.child?.pid}) killed during execution ${inFlight.map((execution) => execution.id).join(', ')}` : `no worker runs a Slack execution (${inFlight.length} running)`,
+			victim
+				? `${victim.name} (PID ${victim.child?.pid}) killed during execution ${inFlight.map((execution) => execution.id).join(', ')}`
+				: `no worker runs a Slack execution (${inFlight.length} running)`,
 		);
 		if (victim?.child) await victim.instance.stop(victim.child, 'SIGKILL');
 		sink.release();
@@ -205,11 +246,22 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 				`${ids.length} deliveries of ${submitted.length} responses, ${new Set(ids).size} distinct`,
 			);
 		}
-		const triggered = [...(await db.list(WORKFLOWS.slack.id)), ...(await db.list(WORKFLOWS.sheet.id))];
-		for (const execution of triggered.filter((candidate) => inFlight.some((killed) => killed.id === candidate.id))) {
-			log(`the killed execution ${execution.id} is "${execution.status}" now; n8n does not run it again (maxStalledCount 0)`);
+		const triggered = [
+			...(await db.list(WORKFLOWS.slack.id)),
+			...(await db.list(WORKFLOWS.sheet.id)),
+		];
+		for (const execution of triggered.filter((candidate) =>
+			inFlight.some((killed) => killed.id === candidate.id),
+		)) {
+			log(
+				`the killed execution ${execution.id} is "${execution.status}" now; n8n does not run it again (maxStalledCount 0)`,
+			);
 		}
-		const astray = triggered.filter((execution) => workersThatStarted(workers, execution.id).length !== 1 || !enqueued(mainProcess, execution.id));
+		const astray = triggered.filter(
+			(execution) =>
+				workersThatStarted(workers, execution.id).length !== 1 ||
+				!enqueued(mainProcess, execution.id),
+		);
 		check(
 			`${LABEL}: every trigger execution was enqueued by the main and run by one worker`,
 			triggered.length > 0 && astray.length === 0,
@@ -235,7 +287,8 @@ async function start(proc: N8nProcess, port: number): Promise<void> {
 		port,
 		(line) => {
 			proc.lines.push(line);
-			if (/formswtf|forms\.wtf|Worker started execution|Enqueued execution/i.test(line)) log(`${proc.name}: ${line.slice(0, 240)}`);
+			if (/formswtf|forms\.wtf|Worker started execution|Enqueued execution/i.test(line))
+				log(`${proc.name}: ${line.slice(0, 240)}`);
 		},
 		{ command: isMain ? 'start' : 'worker' },
 	);
@@ -243,7 +296,10 @@ async function start(proc: N8nProcess, port: number): Promise<void> {
 	const child = proc.child;
 	await waitUntil(
 		async () => {
-			if (child.exitCode !== null) throw new Error(`${proc.name} exited (${child.exitCode}):\n${proc.lines.slice(-30).join('\n')}`);
+			if (child.exitCode !== null)
+				throw new Error(
+					`${proc.name} exited (${child.exitCode}):\n${proc.lines.slice(-30).join('\n')}`,
+				);
 			return proc.lines.slice(from).some((line) => ready.test(line));
 		},
 		START_WAIT_MS,
@@ -252,7 +308,9 @@ async function start(proc: N8nProcess, port: number): Promise<void> {
 }
 
 function workersThatStarted(workers: N8nProcess[], executionId: string): string[] {
-	return workers.filter((worker) => worker.lines.some((line) => startedOn(executionId).test(line))).map((worker) => worker.name);
+	return workers
+		.filter((worker) => worker.lines.some((line) => startedOn(executionId).test(line)))
+		.map((worker) => worker.name);
 }
 
 function enqueued(main: N8nProcess, executionId: string): boolean {
@@ -264,7 +322,10 @@ class ExecutionsTable {
 	constructor(private readonly postgres: RunningPostgres) {}
 
 	async list(workflowId: string): Promise<Execution[]> {
-		const rows = await this.postgres.query('n8n', `select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`);
+		const rows = await this.postgres.query(
+			'n8n',
+			`select id, status, mode from execution_entity where "workflowId" = '${workflowId}' order by id`,
+		);
 		return rows.map(([id, status, mode]) => ({ id, status, mode }));
 	}
 
@@ -275,7 +336,9 @@ class ExecutionsTable {
 		// (seen on a busy machine): until then it answers 404 "not registered".
 		await waitUntil(
 			async () => {
-				const response = await fetch(`http://127.0.0.1:${port}/webhook/${workflow.path}`, { method: 'POST' });
+				const response = await fetch(`http://127.0.0.1:${port}/webhook/${workflow.path}`, {
+					method: 'POST',
+				});
 				const answer = `${response.status} ${await response.text()}`;
 				if (response.ok) return true;
 				if (response.status === 404 && answer.includes('not registered')) return false;
@@ -288,7 +351,8 @@ class ExecutionsTable {
 		await waitUntil(
 			async () => {
 				finished = (await this.list(workflow.id)).find(
-					(execution) => !before.has(execution.id) && !['new', 'running', 'waiting'].includes(execution.status),
+					(execution) =>
+						!before.has(execution.id) && !['new', 'running', 'waiting'].includes(execution.status),
 				);
 				return finished !== undefined;
 			},
@@ -300,13 +364,18 @@ class ExecutionsTable {
 
 	/** The execution's run data, in the shape `n8n execute --rawOutput` prints. */
 	async runData(executionId: string): Promise<RawRunData | undefined> {
-		const [row] = await this.postgres.query('n8n', `select data from execution_data where "executionId" = '${executionId}'`);
+		const [row] = await this.postgres.query(
+			'n8n',
+			`select data from execution_data where "executionId" = '${executionId}'`,
+		);
 		return row ? ({ data: parseFlatted(row[0]) as IDataObject } as RawRunData) : undefined;
 	}
 }
 
 async function exportFile(baseUrl: string, apiKey: string, formId: string): Promise<Buffer> {
-	const response = await fetch(`${baseUrl}/forms/${formId}/export?format=csv`, { headers: { Authorization: `Bearer ${apiKey}` } });
+	const response = await fetch(`${baseUrl}/forms/${formId}/export?format=csv`, {
+		headers: { Authorization: `Bearer ${apiKey}` },
+	});
 	if (!response.ok) throw new Error(`export of ${formId}: ${response.status}`);
 	return Buffer.from(await response.arrayBuffer());
 }

@@ -20,11 +20,16 @@ export function log(message: string): void {
 /** Prints the closing count (and writes it where FORMSWTF_E2E_RESULTS says); true when all passed. */
 export function report(): boolean {
 	console.log(`\n${passed} passed, ${failed} failed`);
-	if (process.env.FORMSWTF_E2E_RESULTS) writeFileSync(process.env.FORMSWTF_E2E_RESULTS, JSON.stringify({ passed, failed }));
+	if (process.env.FORMSWTF_E2E_RESULTS)
+		writeFileSync(process.env.FORMSWTF_E2E_RESULTS, JSON.stringify({ passed, failed }));
 	return failed === 0 && passed > 0;
 }
 
-export async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number, what = 'condition'): Promise<void> {
+export async function waitUntil(
+	condition: () => Promise<boolean>,
+	timeoutMs: number,
+	what = 'condition',
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		if (await condition()) return;

@@ -40,7 +40,9 @@ import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, PACKAGE } 
  * required by n8n's community-node lint). 1.85.4 is the last patch of 1.85.
  */
 const FLOOR_N8N = '1.85.4';
-const CHOSEN = process.env.FORMSWTF_E2E_N8N?.split(',').map((v) => v.trim()).filter(Boolean);
+const CHOSEN = process.env.FORMSWTF_E2E_N8N?.split(',')
+	.map((v) => v.trim())
+	.filter(Boolean);
 /** The newest 1.x (Node 20) and 2.x (Node 24). */
 const VERSIONS = CHOSEN ?? ['1.123.81', '2.41.1'];
 const SINGLE_VERSIONS = CHOSEN ?? [FLOOR_N8N, ...VERSIONS];
@@ -50,7 +52,11 @@ const LARGE_FORM = 3_000;
 /** n8n polls at most once a minute: a tick, plus the time to start the workflow. */
 const POLL_WAIT_MS = 150_000;
 
-async function runVersion(version: string, tarball: string, harness: RunningHarness): Promise<void> {
+async function runVersion(
+	version: string,
+	tarball: string,
+	harness: RunningHarness,
+): Promise<void> {
 	console.log(`\nn8n ${version}`);
 	const instance = await N8nInstance.prepare(version);
 	const sink = new Sink();
@@ -64,7 +70,11 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 		// Every operation of the action node, through `n8n execute`.
 		await instance.importJson('workflow', actionWorkflow(feedback.id, large.id));
 		const actions = await instance.execute('fwtfE2eActions01');
-		check(`${version}: the package loads and the workflow runs`, actions.ok, actions.ok ? '' : actions.output.slice(-800));
+		check(
+			`${version}: the package loads and the workflow runs`,
+			actions.ok,
+			actions.ok ? '' : actions.output.slice(-800),
+		);
 		await checkActionRun(version, actions.data, harness, feedback, large);
 
 		// The daily CSV mail example, with the mail server stood in for.
@@ -89,7 +99,10 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 			['new-response-to-slack.json', 'fwtfE2eSlack0001'],
 			['responses-to-google-sheet.json', 'fwtfE2eSheet0001'],
 		] as const) {
-			await instance.importJson('workflow', exampleWithStandIns(file, { id, formId: feedback.id, credential: CRED_TEAM, sinkUrl }));
+			await instance.importJson(
+				'workflow',
+				exampleWithStandIns(file, { id, formId: feedback.id, credential: CRED_TEAM, sinkUrl }),
+			);
 			await instance.activate(id);
 		}
 		await harness.control.clearRequestLog();
@@ -101,22 +114,54 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
 		await checkCredentialTest(instance, port, harness);
 		log('waiting for both triggers to activate (their first poll)');
 		await waitUntil(async () => {
-			const polls = (await harness.control.requestLog()).filter((entry) => entry.path.endsWith(`/forms/${feedback.id}/responses`));
+			const polls = (await harness.control.requestLog()).filter((entry) =>
+				entry.path.endsWith(`/forms/${feedback.id}/responses`),
+			);
 			return polls.length >= 2;
 		}, 120_000);
 		const first = await harness.control.submitResponses(feedback.id, [{}, {}, {}]);
 		log('3 responses submitted; waiting for the next polls');
-		await Promise.all([sink.waitFor('/slack', 3, POLL_WAIT_MS), sink.waitFor('/sheet', 3, POLL_WAIT_MS)]).catch((error: Error) => log(error.message));
+		await Promise.all([
+			sink.waitFor('/slack', 3, POLL_WAIT_MS),
+			sink.waitFor('/sheet', 3, POLL_WAIT_MS),
+		]).catch((error: Error) => log(error.message));
 		const second = await harness.control.submitResponses(feedback.id, [{}, {}]);
 		log('2 more submitted; waiting again');
-		await Promise.all([sink.waitFor('/slack', 5, POLL_WAIT_MS), sink.waitFor('/sheet', 5, POLL_WAIT_MS)]).catch((error: Error) => log(error.message));
+		await Promise.all([
+			sink.waitFor('/slack', 5, POLL_WAIT_MS),
+			sink.waitFor('/sheet', 5, POLL_WAIT_MS),
+		]).catch((error: Error) => log(error.message));
 		const expected = [...first, ...second].map((response) => response.id).sort();
-		const slackIds = sink.on('/slack').map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject).responseId)).sort();
-		const sheetIds = sink.on('/sheet').map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject)['Response ID'])).sort();
-		check(`${version}: trigger → Slack example: each new response once`, JSON.stringify(slackIds) === JSON.stringify(expected), `${slackIds.length} of ${expected.length}`);
-		check(`${version}: trigger → sheet example: each new response once`, JSON.stringify(sheetIds) === JSON.stringify(expected), `${sheetIds.length} of ${expected.length}`);
-		const text = sink.on('/slack')[0] ? String((JSON.parse(sink.on('/slack')[0].body.toString('utf8')) as IDataObject).text) : '';
-		check(`${version}: the Slack message carries the answers`, text.includes('•'), text.split('\n')[0]);
+		const slackIds = sink
+			.on('/slack')
+			.map((request) =>
+				String((JSON.parse(request.body.toString('utf8')) as IDataObject).responseId),
+			)
+			.sort();
+		const sheetIds = sink
+			.on('/sheet')
+			.map((request) =>
+				String((JSON.parse(request.body.toString('utf8')) as IDataObject)['Response ID']),
+			)
+			.sort();
+		check(
+			`${version}: trigger → Slack example: each new response once`,
+			JSON.stringify(slackIds) === JSON.stringify(expected),
+			`${slackIds.length} of ${expected.length}`,
+		);
+		check(
+			`${version}: trigger → sheet example: each new response once`,
+			JSON.stringify(sheetIds) === JSON.stringify(expected),
+			`${sheetIds.length} of ${expected.length}`,
+		);
+		const text = sink.on('/slack')[0]
+			? String((JSON.parse(sink.on('/slack')[0].body.toString('utf8')) as IDataObject).text)
+			: '';
+		check(
+			`${version}: the Slack message carries the answers`,
+			text.includes('•'),
+			text.split('\n')[0],
+		);
 	} catch (error) {
 		check(`${version}: end-to-end run`, false, (error as Error).stack ?? String(error));
 	} finally {
@@ -130,7 +175,11 @@ async function runVersion(version: string, tarball: string, harness: RunningHarn
  * credential's own message for each status; n8n 1.123's tester shows its generic message for
  * the status instead, so there the check is that each failure is reported, each differently.
  */
-async function checkCredentialTest(instance: N8nInstance, port: number, harness: RunningHarness): Promise<void> {
+async function checkCredentialTest(
+	instance: N8nInstance,
+	port: number,
+	harness: RunningHarness,
+): Promise<void> {
 	const session = await instance.ownerSession(port);
 	const test = (name: string, apiKey: string, baseUrl: string) =>
 		session.testCredential('formsWtfApi', name, { apiKey, baseUrl });
@@ -138,15 +187,25 @@ async function checkCredentialTest(instance: N8nInstance, port: number, harness:
 	const cases = {
 		revoked: [await test('revoked key', harness.keys.revoked, harness.baseUrl), /revoked/],
 		plan: [await test('plan below Team', harness.keys.pro, harness.baseUrl), /Team plan/],
-		path: [await test('base URL without /api/v1', harness.keys.team, harness.origin), /end in \/api\/v1/],
-		down: [await test('server down', harness.keys.team, 'http://127.0.0.1:9/api/v1'), /ECONNREFUSED|refused/],
+		path: [
+			await test('base URL without /api/v1', harness.keys.team, harness.origin),
+			/end in \/api\/v1/,
+		],
+		down: [
+			await test('server down', harness.keys.team, 'http://127.0.0.1:9/api/v1'),
+			/ECONNREFUSED|refused/,
+		],
 	} as const;
 	check(`${instance.version}: credential test accepts a valid key`, ok.status === 'OK', ok.message);
 	const failures = Object.values(cases).map(([result]) => result);
 	const own = instance.major >= 2;
 	for (const [name, [result, expected]] of Object.entries(cases)) {
 		const words = own || name === 'down' ? expected.test(result.message) : true;
-		check(`${instance.version}: credential test reports "${name}"`, result.status === 'Error' && words, result.message);
+		check(
+			`${instance.version}: credential test reports "${name}"`,
+			result.status === 'Error' && words,
+			result.message,
+		);
 	}
 	check(
 		`${instance.version}: each credential failure has its own message`,
@@ -163,7 +222,11 @@ export interface E2eContext {
 	harness: RunningHarness;
 }
 /** A suite runs once for each of its versions. */
-const SUITES: Array<{ name: string; versions: string[]; run: (context: E2eContext, version: string) => Promise<void> }> = [
+const SUITES: Array<{
+	name: string;
+	versions: string[];
+	run: (context: E2eContext, version: string) => Promise<void>;
+}> = [
 	{
 		name: 'single',
 		versions: SINGLE_VERSIONS,
@@ -183,10 +246,13 @@ const SUITES: Array<{ name: string; versions: string[]; run: (context: E2eContex
 ];
 
 async function main(): Promise<void> {
-	const wanted = (process.env.FORMSWTF_E2E_SUITES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+	const wanted = (process.env.FORMSWTF_E2E_SUITES ?? '')
+		.split(',')
+		.map((name) => name.trim())
+		.filter(Boolean);
 	const suites = wanted.length ? SUITES.filter((suite) => wanted.includes(suite.name)) : SUITES;
-	const versions = [...new Set([...VERSIONS, ...suites.flatMap((suite) => suite.versions)])].filter((version) =>
-		suites.some((suite) => suite.versions.includes(version)),
+	const versions = [...new Set([...VERSIONS, ...suites.flatMap((suite) => suite.versions)])].filter(
+		(version) => suites.some((suite) => suite.versions.includes(version)),
 	);
 	N8nInstance.installInBackground(versions);
 	log('building and packing the package');
@@ -198,7 +264,11 @@ async function main(): Promise<void> {
 				try {
 					await suite.run({ tarball, harness }, version);
 				} catch (error) {
-					check(`suite "${suite.name}" on n8n ${version}`, false, (error as Error).stack ?? String(error));
+					check(
+						`suite "${suite.name}" on n8n ${version}`,
+						false,
+						(error as Error).stack ?? String(error),
+					);
 				}
 			}
 		}

@@ -9,7 +9,15 @@
  */
 import { execFile, execFileSync, spawn } from 'child_process';
 import type { ChildProcess } from 'child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+} from 'fs';
 import { createConnection, createServer } from 'net';
 import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
@@ -73,7 +81,10 @@ export const POSTGRES_PACKAGES: DebianPackage[] = [
 ];
 
 /** Installs with apt-get (as root) the packages that are missing, once per machine. */
-export async function ensureDebianPackages(packages: DebianPackage[], log: (line: string) => void): Promise<void> {
+export async function ensureDebianPackages(
+	packages: DebianPackage[],
+	log: (line: string) => void,
+): Promise<void> {
 	const missing = packages.filter((wanted) => !wanted.present());
 	if (!missing.length) return;
 	const names = missing.map((wanted) => wanted.name);
@@ -82,15 +93,28 @@ export async function ensureDebianPackages(packages: DebianPackage[], log: (line
 	const timeout = 15 * 60_000;
 	// Another suite's apt-get may hold the lock: wait for it rather than fail.
 	await run('apt-get', ['update'], { env, timeout, maxBuffer: 64 * 1024 * 1024 });
-	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', ...names], { env, timeout, maxBuffer: 64 * 1024 * 1024 });
+	await run('apt-get', ['install', '-y', '-o', 'DPkg::Lock::Timeout=600', ...names], {
+		env,
+		timeout,
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	const still = missing.filter((wanted) => !wanted.present());
-	if (still.length) throw new Error(`apt-get installed ${names.join(', ')}, but ${still.map((wanted) => wanted.name).join(', ')} is not there`);
+	if (still.length)
+		throw new Error(
+			`apt-get installed ${names.join(', ')}, but ${still.map((wanted) => wanted.name).join(', ')} is not there`,
+		);
 }
 
-async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 60_000): Promise<void> {
+async function waitForPort(
+	port: number,
+	child: ChildProcess,
+	what: string,
+	timeoutMs = 60_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
-		if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it listened`);
+		if (child.exitCode !== null || child.signalCode !== null)
+			throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it listened`);
 		const open = await new Promise<boolean>((resolve) => {
 			const socket = createConnection({ host: '127.0.0.1', port }, () => {
 				socket.destroy();
@@ -109,7 +133,10 @@ function descendants(pid: number): number[] {
 	let children: number[] = [];
 	try {
 		children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-			readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+			readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+				.split(' ')
+				.filter(Boolean)
+				.map(Number),
 		);
 	} catch {
 		return [];
@@ -132,7 +159,11 @@ export function alive(pid: number): boolean {
  * it started itself (n8n's task runner, say) is ended too, by PID, when it outlives it: a
  * process killed with SIGKILL cannot end its children.
  */
-export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 20_000): Promise<void> {
+export async function stopProcess(
+	child: ChildProcess,
+	signal: NodeJS.Signals = 'SIGTERM',
+	graceMs = 20_000,
+): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
 	const started = descendants(child.pid);
 	const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -143,7 +174,8 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
 	const left = started.filter(alive);
 	for (const pid of left) process.kill(pid, 'SIGTERM');
 	const deadline = Date.now() + 5_000;
-	while (left.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+	while (left.some(alive) && Date.now() < deadline)
+		await new Promise((resolve) => setTimeout(resolve, 100));
 	for (const pid of left.filter(alive)) process.kill(pid, 'SIGKILL');
 }
 
@@ -170,14 +202,48 @@ export async function startPostgres(databases: string[]): Promise<RunningPostgre
 	chownSync(dir, uid, gid);
 	chmodSync(dir, 0o700);
 	const data = join(dir, 'data');
-	const asPostgres = { uid, gid, env: { PATH: process.env.PATH, HOME: dir, LC_ALL: 'C.UTF-8' }, cwd: dir };
+	const asPostgres = {
+		uid,
+		gid,
+		env: { PATH: process.env.PATH, HOME: dir, LC_ALL: 'C.UTF-8' },
+		cwd: dir,
+	};
 	let child: ChildProcess | undefined;
 	try {
-		await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], asPostgres);
+		await run(
+			join(bin, 'initdb'),
+			[
+				'-D',
+				data,
+				'-U',
+				'postgres',
+				'--auth=trust',
+				'-E',
+				'UTF8',
+				'--no-sync',
+				'--no-instructions',
+			],
+			asPostgres,
+		);
 		const port = await freePort();
 		child = spawn(
 			join(bin, 'postgres'),
-			['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+			[
+				'-D',
+				data,
+				'-p',
+				String(port),
+				'-h',
+				'127.0.0.1',
+				'-k',
+				dir,
+				'-c',
+				'fsync=off',
+				'-c',
+				'synchronous_commit=off',
+				'-c',
+				'full_page_writes=off',
+			],
 			{ ...asPostgres, stdio: ['ignore', 'pipe', 'pipe'] },
 		);
 		const output = collectOutput(child);
@@ -185,7 +251,11 @@ export async function startPostgres(databases: string[]): Promise<RunningPostgre
 			throw new Error(`${error.message}\n${output()}`);
 		});
 		for (const database of databases) {
-			await run(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], asPostgres);
+			await run(
+				join(bin, 'createdb'),
+				['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database],
+				asPostgres,
+			);
 		}
 		const started = child;
 		return {
@@ -194,7 +264,27 @@ export async function startPostgres(databases: string[]): Promise<RunningPostgre
 			query: async (database, sql) => {
 				const { stdout } = await run(
 					join(bin, 'psql'),
-					['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-A', '-t', '-F', '\x1f', '-R', '\x1e', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+					[
+						'-h',
+						'127.0.0.1',
+						'-p',
+						String(port),
+						'-U',
+						'postgres',
+						'-d',
+						database,
+						'-X',
+						'-A',
+						'-t',
+						'-F',
+						'\x1f',
+						'-R',
+						'\x1e',
+						'-v',
+						'ON_ERROR_STOP=1',
+						'-c',
+						sql,
+					],
 					{ ...asPostgres, maxBuffer: 512 * 1024 * 1024 },
 				);
 				return stdout
@@ -222,7 +312,22 @@ export async function startRedis(): Promise<RunningService> {
 	const port = await freePort();
 	const child = spawn(
 		'redis-server',
-		['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes'],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--dir',
+			dir,
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+			'--protected-mode',
+			'yes',
+		],
 		{ cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
 	);
 	const output = collectOutput(child);

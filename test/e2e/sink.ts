@@ -60,7 +60,9 @@ export class Sink {
 			if (this.on(path).length >= count) return this.on(path);
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
-		throw new Error(`expected ${count} requests on ${path} within ${timeoutMs} ms, got ${this.on(path).length}`);
+		throw new Error(
+			`expected ${count} requests on ${path} within ${timeoutMs} ms, got ${this.on(path).length}`,
+		);
 	}
 
 	async close(): Promise<void> {

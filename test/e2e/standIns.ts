@@ -64,13 +64,21 @@ const STAND_INS: Record<string, (node: ExampleNode, sinkUrl: string) => ExampleN
 };
 
 /** An example as users import it, with its Forms.wtf nodes pointed at a form and credential. */
-export function loadExample(file: string, options: Omit<StandInOptions, 'sinkUrl'>): IDataObject & { nodes: ExampleNode[] } {
-	const workflow = JSON.parse(readFileSync(resolve(EXAMPLES, file), 'utf8')) as IDataObject & { nodes: ExampleNode[] };
+export function loadExample(
+	file: string,
+	options: Omit<StandInOptions, 'sinkUrl'>,
+): IDataObject & { nodes: ExampleNode[] } {
+	const workflow = JSON.parse(readFileSync(resolve(EXAMPLES, file), 'utf8')) as IDataObject & {
+		nodes: ExampleNode[];
+	};
 	const nodes = workflow.nodes.map((node) =>
 		node.type.startsWith('n8n-nodes-formswtf.')
 			? {
 					...node,
-					parameters: { ...node.parameters, formId: { __rl: true, mode: 'id', value: options.formId } },
+					parameters: {
+						...node.parameters,
+						formId: { __rl: true, mode: 'id', value: options.formId },
+					},
 					credentials: { formsWtfApi: options.credential },
 				}
 			: node,
@@ -87,7 +95,8 @@ export function exampleWithStandIns(file: string, options: StandInOptions): IDat
 		replaced++;
 		return standIn(node, options.sinkUrl);
 	});
-	if (replaced !== 1) throw new Error(`${file}: expected one node to stand in for, found ${replaced}`);
+	if (replaced !== 1)
+		throw new Error(`${file}: expected one node to stand in for, found ${replaced}`);
 	return { ...workflow, ...withManualStart(nodes, workflow.connections as IDataObject) };
 }
 
@@ -95,7 +104,10 @@ export function exampleWithStandIns(file: string, options: StandInOptions): IDat
  * `n8n execute` starts only from a Manual Trigger, so a scheduled example gets one beside its
  * Schedule Trigger, wired to the same nodes: "run it now", as a user would in the editor.
  */
-function withManualStart(nodes: ExampleNode[], connections: IDataObject): { nodes: ExampleNode[]; connections: IDataObject } {
+function withManualStart(
+	nodes: ExampleNode[],
+	connections: IDataObject,
+): { nodes: ExampleNode[]; connections: IDataObject } {
 	const schedule = nodes.find((node) => node.type === 'n8n-nodes-base.scheduleTrigger');
 	if (!schedule) return { nodes, connections };
 	const manual: ExampleNode = {
@@ -106,7 +118,10 @@ function withManualStart(nodes: ExampleNode[], connections: IDataObject): { node
 		position: [0, 300],
 		parameters: {},
 	};
-	return { nodes: [...nodes, manual], connections: { ...connections, [manual.name]: connections[schedule.name] } };
+	return {
+		nodes: [...nodes, manual],
+		connections: { ...connections, [manual.name]: connections[schedule.name] },
+	};
 }
 
 /**
@@ -117,7 +132,8 @@ function withManualStart(nodes: ExampleNode[], connections: IDataObject): { node
 export function withWebhookStart(workflow: IDataObject, path: string): IDataObject {
 	const nodes = workflow.nodes as ExampleNode[];
 	const manual = nodes.filter((node) => node.type === 'n8n-nodes-base.manualTrigger');
-	if (manual.length !== 1) throw new Error(`expected one Manual Trigger to replace, found ${manual.length}`);
+	if (manual.length !== 1)
+		throw new Error(`expected one Manual Trigger to replace, found ${manual.length}`);
 	const webhook: ExampleNode = {
 		id: manual[0].id,
 		name: manual[0].name,
@@ -133,5 +149,7 @@ export function withWebhookStart(workflow: IDataObject, path: string): IDataObje
 /** The response ids that reached a stand-in, one per request, in arrival order. */
 export function deliveredResponseIds(sink: Sink, standIn: 'slack' | 'sheet'): string[] {
 	const field = standIn === 'slack' ? 'responseId' : 'Response ID';
-	return sink.on(`/${standIn}`).map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject)[field]));
+	return sink
+		.on(`/${standIn}`)
+		.map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject)[field]));
 }

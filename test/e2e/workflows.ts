@@ -23,8 +23,16 @@ export const CRED_BUSINESS = { id: 'fwtfE2eCredBiz001', name: 'Forms.wtf (local,
 /** The credentials for `n8n import:credentials`: a Team key and a Business key of the local API. */
 export function localCredentials(harness: RunningHarness): IDataObject[] {
 	return [
-		{ ...CRED_TEAM, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
-		{ ...CRED_BUSINESS, type: 'formsWtfApi', data: { apiKey: harness.keys.business, baseUrl: `${harness.baseUrl}/` } },
+		{
+			...CRED_TEAM,
+			type: 'formsWtfApi',
+			data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl },
+		},
+		{
+			...CRED_BUSINESS,
+			type: 'formsWtfApi',
+			data: { apiKey: harness.keys.business, baseUrl: `${harness.baseUrl}/` },
+		},
 	];
 }
 
@@ -41,15 +49,37 @@ export function actionWorkflow(formId: string, largeId: string): IDataObject {
 	});
 	const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 	const nodes = [
-		{ id: 'node-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'node-start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		node('List forms', 0, { resource: 'form', operation: 'getAll' }),
 		node('Get form', 150, { resource: 'form', operation: 'get', formId: byId(formId) }),
-		node('All responses', 300, { resource: 'response', operation: 'getAll', formId: byId(largeId), returnAll: true }),
-		node('Export CSV', 450, { resource: 'response', operation: 'export', formId: byId(formId) }),
-		node('Export Merkle', 600, { resource: 'response', operation: 'export', formId: byId(formId), format: 'merkle' }, {
-			credentials: { formsWtfApi: CRED_BUSINESS },
+		node('All responses', 300, {
+			resource: 'response',
+			operation: 'getAll',
+			formId: byId(largeId),
+			returnAll: true,
 		}),
-		node('Missing form', 750, { resource: 'form', operation: 'get', formId: byId('no-such-form') }, { onError: 'continueRegularOutput' }),
+		node('Export CSV', 450, { resource: 'response', operation: 'export', formId: byId(formId) }),
+		node(
+			'Export Merkle',
+			600,
+			{ resource: 'response', operation: 'export', formId: byId(formId), format: 'merkle' },
+			{
+				credentials: { formsWtfApi: CRED_BUSINESS },
+			},
+		),
+		node(
+			'Missing form',
+			750,
+			{ resource: 'form', operation: 'get', formId: byId('no-such-form') },
+			{ onError: 'continueRegularOutput' },
+		),
 	];
 	const targets = nodes.slice(1).map((n) => ({ node: n.name, type: 'main', index: 0 }));
 	return {
@@ -74,19 +104,40 @@ export async function checkActionRun(
 	large: { responseCount: number },
 ): Promise<void> {
 	const own = (await harness.control.listForms()).filter((candidate) => candidate.owner === 'demo');
-	check(`${label}: List Forms`, outputOf(run, 'List forms').length === own.length, `${outputOf(run, 'List forms').length} forms`);
+	check(
+		`${label}: List Forms`,
+		outputOf(run, 'List forms').length === own.length,
+		`${outputOf(run, 'List forms').length} forms`,
+	);
 	check(`${label}: Get Form`, outputOf(run, 'Get form')[0]?.json.title === form.title);
 	const all = outputOf(run, 'All responses');
 	check(
 		`${label}: Get Responses, Return All`,
-		all.length === large.responseCount && new Set(all.map((item) => item.json.id)).size === large.responseCount,
+		all.length === large.responseCount &&
+			new Set(all.map((item) => item.json.id)).size === large.responseCount,
 		`${all.length} responses`,
 	);
 	const csv = outputOf(run, 'Export CSV')[0];
-	check(`${label}: Export CSV to binary`, csv?.binary?.data?.mimeType === 'text/csv' && /-responses\.csv$/.test(String(csv?.json.fileName)), String(csv?.json.fileName));
+	check(
+		`${label}: Export CSV to binary`,
+		csv?.binary?.data?.mimeType === 'text/csv' &&
+			/-responses\.csv$/.test(String(csv?.json.fileName)),
+		String(csv?.json.fileName),
+	);
 	const merkle = outputOf(run, 'Export Merkle')[0];
-	check(`${label}: Export Merkle (Business key)`, merkle?.binary?.data !== undefined, String(merkle?.json.fileName));
+	check(
+		`${label}: Export Merkle (Business key)`,
+		merkle?.binary?.data !== undefined,
+		String(merkle?.json.fileName),
+	);
 	const missing = outputOf(run, 'Missing form')[0];
-	check(`${label}: Continue On Fail error item`, missing?.json.error === 'Form "no-such-form" was not found', String(missing?.json.error));
-	check(`${label}: the API key appears in no output`, !JSON.stringify(run).includes(harness.keys.team));
+	check(
+		`${label}: Continue On Fail error item`,
+		missing?.json.error === 'Form "no-such-form" was not found',
+		String(missing?.json.error),
+	);
+	check(
+		`${label}: the API key appears in no output`,
+		!JSON.stringify(run).includes(harness.keys.team),
+	);
 }

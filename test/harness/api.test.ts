@@ -21,7 +21,15 @@ describe('resources', () => {
 		expect(list.map((f) => f.id).sort()).toEqual(demo.map((f) => f.id).sort());
 		expect(list.some((f) => f.id === fixture('foreign').id)).toBe(false);
 		for (const summary of list) {
-			expect(Object.keys(summary)).toEqual(['id', 'title', 'slug', 'published', 'responseCount', 'createdAt', 'updatedAt']);
+			expect(Object.keys(summary)).toEqual([
+				'id',
+				'title',
+				'slug',
+				'published',
+				'responseCount',
+				'createdAt',
+				'updatedAt',
+			]);
 			expect(summary.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 			expect(summary.responseCount).toBe(demo.find((f) => f.id === summary.id)?.responseCount);
 		}
@@ -33,7 +41,14 @@ describe('resources', () => {
 
 	test('GET /forms/:id returns the detail with questions and gate rules', async () => {
 		const detail = await apiJson<FormDetail>(ctx.h, `/forms/${fixture('feedback').id}`);
-		expect(Object.keys(detail)).toEqual(['id', 'title', 'slug', 'published', 'questions', 'gateRules']);
+		expect(Object.keys(detail)).toEqual([
+			'id',
+			'title',
+			'slug',
+			'published',
+			'questions',
+			'gateRules',
+		]);
 		expect(detail.gateRules).toEqual([]);
 		expect(detail.questions.map((q) => q.order)).toEqual(detail.questions.map((_, i) => i));
 		const comments = detail.questions.filter((q) => q.label === 'Comments');
@@ -63,12 +78,18 @@ describe('resources', () => {
 	});
 
 	test('keeps connections alive without announcing an idle timeout it would race clients on', async () => {
-		const headers = await new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
-			get(`${ctx.h.baseUrl}/forms`, { headers: { Authorization: `Bearer ${ctx.h.keys.team}` } }, (res) => {
-				res.resume();
-				res.on('end', () => resolve(res.headers));
-			}).on('error', reject);
-		});
+		const headers = await new Promise<Record<string, string | string[] | undefined>>(
+			(resolve, reject) => {
+				get(
+					`${ctx.h.baseUrl}/forms`,
+					{ headers: { Authorization: `Bearer ${ctx.h.keys.team}` } },
+					(res) => {
+						res.resume();
+						res.on('end', () => resolve(res.headers));
+					},
+				).on('error', reject);
+			},
+		);
 		// Only the absence of an announced timeout is asserted: when nock has patched Node's HTTP
 		// client in the same jest worker, the request itself may ask for Connection: close.
 		expect(headers['keep-alive']).toBeUndefined();
@@ -87,7 +108,19 @@ describe('resources', () => {
 describe('error table', () => {
 	test('400: bad limit, offset, since and format', async () => {
 		const id = fixture('feedback').id;
-		for (const query of ['limit=0', 'limit=1001', 'limit=1.5', 'limit=abc', 'limit=', 'limit=-5', 'offset=-1', 'offset=abc', 'offset=1.5', 'since=not-a-date', 'since=']) {
+		for (const query of [
+			'limit=0',
+			'limit=1001',
+			'limit=1.5',
+			'limit=abc',
+			'limit=',
+			'limit=-5',
+			'offset=-1',
+			'offset=abc',
+			'offset=1.5',
+			'since=not-a-date',
+			'since=',
+		]) {
 			const r = await apiGet(ctx.h, `/forms/${id}/responses?${query}`);
 			expect([query, r.status]).toEqual([query, 400]);
 			expect(errorOf(r.text).length).toBeGreaterThan(5);
@@ -106,7 +139,10 @@ describe('error table', () => {
 			['empty', { Authorization: '' }],
 			['no scheme', { Authorization: ctx.h.keys.team }],
 			['wrong scheme', { Authorization: `Token ${ctx.h.keys.team}` }],
-			['basic', { Authorization: `Basic ${Buffer.from(`${ctx.h.keys.team}:`).toString('base64')}` }],
+			[
+				'basic',
+				{ Authorization: `Basic ${Buffer.from(`${ctx.h.keys.team}:`).toString('base64')}` },
+			],
 			['two spaces', { Authorization: `Bearer  ${ctx.h.keys.team}` }],
 			['lower-case scheme', { Authorization: `bearer ${ctx.h.keys.team}` }],
 			['revoked', { Authorization: `Bearer ${ctx.h.keys.revoked}` }],
@@ -124,7 +160,13 @@ describe('error table', () => {
 	test('403: free and pro plans get 403 on every call', async () => {
 		const id = fixture('feedback').id;
 		for (const key of [ctx.h.keys.free, ctx.h.keys.pro]) {
-			for (const path of ['/forms', `/forms/${id}`, `/forms/${id}/responses`, `/forms/${id}/export`, `/forms/${id}/export?format=merkle`]) {
+			for (const path of [
+				'/forms',
+				`/forms/${id}`,
+				`/forms/${id}/responses`,
+				`/forms/${id}/export`,
+				`/forms/${id}/export?format=merkle`,
+			]) {
 				const r = await apiGet(ctx.h, path, key);
 				expect([key, path, r.status]).toEqual([key, path, 403]);
 				expect(errorOf(r.text)).toMatch(/Team plan/);
@@ -143,24 +185,40 @@ describe('error table', () => {
 
 	test('404: unknown form, other account’s form, unknown paths', async () => {
 		const foreign = fixture('foreign').id;
-		for (const path of ['/forms/cdoesnotexist0000000000000', `/forms/${foreign}`, `/forms/${foreign}/responses`, `/forms/${foreign}/export`]) {
+		for (const path of [
+			'/forms/cdoesnotexist0000000000000',
+			`/forms/${foreign}`,
+			`/forms/${foreign}/responses`,
+			`/forms/${foreign}/export`,
+		]) {
 			const r = await apiGet(ctx.h, path, ctx.h.keys.business);
 			expect([path, r.status]).toEqual([path, 404]);
 			expect(errorOf(r.text)).toBe('Form not found');
 		}
-		for (const path of ['/nope', '/forms/', `/forms/${fixture('feedback').id}/nope`, `/forms/${fixture('feedback').id}/responses/extra`]) {
+		for (const path of [
+			'/nope',
+			'/forms/',
+			`/forms/${fixture('feedback').id}/nope`,
+			`/forms/${fixture('feedback').id}/responses/extra`,
+		]) {
 			const r = await apiGet(ctx.h, path);
 			expect([path, r.status]).toEqual([path, 404]);
 			errorOf(r.text);
 		}
-		const outside = await fetch(`${ctx.h.origin}/api/v2/forms`, { headers: { Authorization: `Bearer ${ctx.h.keys.team}` } });
+		const outside = await fetch(`${ctx.h.origin}/api/v2/forms`, {
+			headers: { Authorization: `Bearer ${ctx.h.keys.team}` },
+		});
 		expect(outside.status).toBe(404);
 		errorOf(await outside.text());
 	});
 
 	test('404: encoded slashes and question marks stay inside the id segment', async () => {
 		const id = fixture('feedback').id;
-		for (const path of [`/forms/${id}%2Fresponses`, `/forms/${id}%3Flimit%3D1`, `/forms/${encodeURIComponent(`${id}/export`)}`]) {
+		for (const path of [
+			`/forms/${id}%2Fresponses`,
+			`/forms/${id}%3Flimit%3D1`,
+			`/forms/${encodeURIComponent(`${id}/export`)}`,
+		]) {
 			const r = await apiGet(ctx.h, path);
 			expect([path, r.status]).toEqual([path, 404]);
 		}
@@ -170,7 +228,10 @@ describe('error table', () => {
 	});
 
 	test('405: non-GET methods on API paths', async () => {
-		const r = await fetch(`${ctx.h.baseUrl}/forms`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.h.keys.team}` } });
+		const r = await fetch(`${ctx.h.baseUrl}/forms`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${ctx.h.keys.team}` },
+		});
 		expect(r.status).toBe(405);
 		expect(r.headers.get('allow')).toBe('GET');
 		errorOf(await r.text());

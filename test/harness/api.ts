@@ -8,7 +8,14 @@ import type { ServerResponse } from 'http';
 import { Readable, pipeline } from 'stream';
 import { ByteWriter } from './byteWriter';
 import { toSummary, type HarnessForm } from './data';
-import { EXPORT_FORMATS, csvChunks, exportHeaders, jsonChunks, merkleChunks, type ExportFormat } from './exports';
+import {
+	EXPORT_FORMATS,
+	csvChunks,
+	exportHeaders,
+	jsonChunks,
+	merkleChunks,
+	type ExportFormat,
+} from './exports';
 import { sendBody, sendError, sendJson, type RequestTarget } from './http';
 import { authenticate, planAtLeast } from './keys';
 import { retryAfterSeconds } from './rateLimit';
@@ -35,7 +42,9 @@ export function handleApi(
 	outcome: ApiOutcome,
 ): void {
 	if (method !== 'GET') {
-		sendError(res, 405, `Method ${method} not allowed; the API is read-only (GET)`, { Allow: 'GET' });
+		sendError(res, 405, `Method ${method} not allowed; the API is read-only (GET)`, {
+			Allow: 'GET',
+		});
 		return;
 	}
 	const auth = authenticate(authorization);
@@ -48,14 +57,25 @@ export function handleApi(
 	const decision = state.limiter.check(auth.key);
 	if (!decision.allowed) {
 		const headers: Record<string, string> = state.settings.retryAfterHeader
-			? { 'Retry-After': String(retryAfterSeconds(decision.retryAfterMs, decision.limit.timeScale)) }
+			? {
+					'Retry-After': String(retryAfterSeconds(decision.retryAfterMs, decision.limit.timeScale)),
+				}
 			: {};
 		const { requests, windowMs } = decision.limit;
-		sendError(res, 429, `Rate limit exceeded: ${requests} requests per ${windowMs / 1000} s per API key`, headers);
+		sendError(
+			res,
+			429,
+			`Rate limit exceeded: ${requests} requests per ${windowMs / 1000} s per API key`,
+			headers,
+		);
 		return;
 	}
 	if (!planAtLeast(auth.plan, 'team')) {
-		sendError(res, 403, "Your plan doesn't include API access; the API is available on the Team plan and above");
+		sendError(
+			res,
+			403,
+			"Your plan doesn't include API access; the API is available on the Team plan and above",
+		);
 		return;
 	}
 
@@ -96,7 +116,8 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 function parseLimit(raw: string | null): Parsed<number> {
 	if (raw === null) return { ok: true, value: DEFAULT_LIMIT };
 	const n = DIGITS.test(raw) ? Number(raw) : NaN;
-	if (!(n >= 1 && n <= MAX_LIMIT)) return { ok: false, message: `limit must be an integer from 1 to ${MAX_LIMIT}` };
+	if (!(n >= 1 && n <= MAX_LIMIT))
+		return { ok: false, message: `limit must be an integer from 1 to ${MAX_LIMIT}` };
 	return { ok: true, value: n };
 }
 
@@ -110,11 +131,17 @@ function parseOffset(raw: string | null): Parsed<number> {
 function parseSince(raw: string | null): Parsed<number | null> {
 	if (raw === null) return { ok: true, value: null };
 	const ms = Date.parse(raw);
-	if (Number.isNaN(ms)) return { ok: false, message: 'since must be a date, e.g. 2025-01-31T12:00:00.000Z' };
+	if (Number.isNaN(ms))
+		return { ok: false, message: 'since must be a date, e.g. 2025-01-31T12:00:00.000Z' };
 	return { ok: true, value: ms };
 }
 
-function listResponses(state: HarnessState, form: HarnessForm, query: URLSearchParams, res: ServerResponse): void {
+function listResponses(
+	state: HarnessState,
+	form: HarnessForm,
+	query: URLSearchParams,
+	res: ServerResponse,
+): void {
 	const limit = parseLimit(query.get('limit'));
 	if (!limit.ok) return sendError(res, 400, limit.message);
 	const offset = parseOffset(query.get('offset'));
@@ -139,7 +166,13 @@ function listResponses(state: HarnessState, form: HarnessForm, query: URLSearchP
 	sendBody(res, 200, out.finish());
 }
 
-function exportResponses(state: HarnessState, form: HarnessForm, plan: Plan, query: URLSearchParams, res: ServerResponse): void {
+function exportResponses(
+	state: HarnessState,
+	form: HarnessForm,
+	plan: Plan,
+	query: URLSearchParams,
+	res: ServerResponse,
+): void {
 	const raw = query.get('format');
 	const format = (raw ?? 'csv') as ExportFormat;
 	if (!EXPORT_FORMATS.includes(format)) {
@@ -149,15 +182,27 @@ function exportResponses(state: HarnessState, form: HarnessForm, plan: Plan, que
 	const order = state.settings.responseOrder;
 	if (format === 'merkle') {
 		if (!planAtLeast(plan, 'business')) {
-			sendError(res, 403, 'Merkle export requires the Business plan; your plan does not include it');
+			sendError(
+				res,
+				403,
+				'Merkle export requires the Business plan; your plan does not include it',
+			);
 			return;
 		}
 		state.merkle.build(form, order).then(
 			(result) => {
 				if (result.kind === 'empty') {
-					sendError(res, 400, 'Cannot build a Merkle tree: no response of this form has a hex wallet address');
+					sendError(
+						res,
+						400,
+						'Cannot build a Merkle tree: no response of this form has a hex wallet address',
+					);
 				} else if (result.kind === 'tooLarge') {
-					sendError(res, 500, `Harness limit: merkle export hashes at most ${result.limit} wallets (option merkleMaxLeaves)`);
+					sendError(
+						res,
+						500,
+						`Harness limit: merkle export hashes at most ${result.limit} wallets (option merkleMaxLeaves)`,
+					);
 				} else {
 					stream(res, format, form.detail.slug, merkleChunks(result.dump));
 				}
@@ -166,10 +211,20 @@ function exportResponses(state: HarnessState, form: HarnessForm, plan: Plan, que
 		);
 		return;
 	}
-	stream(res, format, form.detail.slug, format === 'csv' ? csvChunks(form, order) : jsonChunks(form, order));
+	stream(
+		res,
+		format,
+		form.detail.slug,
+		format === 'csv' ? csvChunks(form, order) : jsonChunks(form, order),
+	);
 }
 
-function stream(res: ServerResponse, format: ExportFormat, slug: string, chunks: Generator<Buffer>): void {
+function stream(
+	res: ServerResponse,
+	format: ExportFormat,
+	slug: string,
+	chunks: Generator<Buffer>,
+): void {
 	if (res.destroyed) return;
 	res.writeHead(200, exportHeaders(format, slug));
 	// Readable.from pulls the next chunk only when the socket has room: backpressure end to end.

@@ -32,7 +32,12 @@ function glueNegativeValues(args: string[]): string[] {
 	const out: string[] = [];
 	for (let i = 0; i < args.length; i++) {
 		const next = args[i + 1];
-		if (args[i].startsWith('--') && !args[i].includes('=') && next !== undefined && /^-\d/.test(next)) {
+		if (
+			args[i].startsWith('--') &&
+			!args[i].includes('=') &&
+			next !== undefined &&
+			/^-\d/.test(next)
+		) {
 			out.push(`${args[i]}=${next}`);
 			i++;
 		} else {
@@ -42,7 +47,11 @@ function glueNegativeValues(args: string[]): string[] {
 	return out;
 }
 
-export function optionsFromArgs(args: string[]): { options: HarnessOptions; json: boolean; help: boolean } {
+export function optionsFromArgs(args: string[]): {
+	options: HarnessOptions;
+	json: boolean;
+	help: boolean;
+} {
 	const { values } = parseArgs({
 		args: glueNegativeValues(args),
 		strict: true,
@@ -65,7 +74,8 @@ export function optionsFromArgs(args: string[]): { options: HarnessOptions; json
 	if (values.seed !== undefined) options.seed = values.seed;
 	options.largeFormResponses = integer('large-form-responses', values['large-form-responses'], 0);
 	if (values.order !== undefined) {
-		if (values.order !== 'newest' && values.order !== 'oldest') throw new Error('--order must be newest or oldest');
+		if (values.order !== 'newest' && values.order !== 'oldest')
+			throw new Error('--order must be newest or oldest');
 		options.responseOrder = values.order === 'newest' ? 'newestFirst' : 'oldestFirst';
 	}
 	if (values['since-inclusive'] === true) options.sinceInclusive = true;
@@ -75,7 +85,10 @@ export function optionsFromArgs(args: string[]): { options: HarnessOptions; json
 	if (rate === 'off' || rate === '0') {
 		options.rateLimit = false;
 	} else if (rate !== undefined || windowMs !== undefined) {
-		options.rateLimit = { requests: integer('rate-limit', rate, 1) ?? 60, windowMs: windowMs ?? 60_000 };
+		options.rateLimit = {
+			requests: integer('rate-limit', rate, 1) ?? 60,
+			windowMs: windowMs ?? 60_000,
+		};
 	}
 	if (values['clock-offset-ms'] !== undefined) {
 		const offset = Number(values['clock-offset-ms']);

@@ -45,7 +45,8 @@ export class HarnessControl {
 		});
 		const text = await response.text();
 		const parsed = (text === '' ? {} : JSON.parse(text)) as T & { error?: string };
-		if (!response.ok) throw new HarnessControlError(response.status, parsed.error ?? `HTTP ${response.status}`);
+		if (!response.ok)
+			throw new HarnessControlError(response.status, parsed.error ?? `HTTP ${response.status}`);
 		return parsed;
 	}
 
@@ -86,7 +87,11 @@ export class HarnessControl {
 	}
 
 	/** Edits a response as its wallet would: same id; by default a newer submittedAt and new answers. */
-	async updateResponse(formId: string, responseId: string, update: ResponseUpdate = {}): Promise<FormResponse> {
+	async updateResponse(
+		formId: string,
+		responseId: string,
+		update: ResponseUpdate = {},
+	): Promise<FormResponse> {
 		const path = `/forms/${encodeURIComponent(formId)}/responses/${encodeURIComponent(responseId)}`;
 		return (await this.call<{ response: FormResponse }>('PATCH', path, update)).response;
 	}
@@ -116,14 +121,23 @@ export class HarnessControl {
 	 * answered: two requests in flight are answered in the opposite order. With
 	 * `insertBeforeAnswer`, that many responses arrive between the two answers.
 	 */
-	async holdUntilNextAnswered(pathIncludes: string, insertBeforeAnswer?: number): Promise<PendingHook> {
+	async holdUntilNextAnswered(
+		pathIncludes: string,
+		insertBeforeAnswer?: number,
+	): Promise<PendingHook> {
 		return await this.addHook(
-			insertBeforeAnswer === undefined ? { kind: 'hold', pathIncludes } : { kind: 'hold', pathIncludes, insertBeforeAnswer },
+			insertBeforeAnswer === undefined
+				? { kind: 'hold', pathIncludes }
+				: { kind: 'hold', pathIncludes, insertBeforeAnswer },
 		);
 	}
 
 	/** Once the next matching request has been answered, `count` responses arrive in its form. */
-	async insertAfterAnswer(pathIncludes: string, count: number, times?: number): Promise<PendingHook> {
+	async insertAfterAnswer(
+		pathIncludes: string,
+		count: number,
+		times?: number,
+	): Promise<PendingHook> {
 		return await this.addHook({ kind: 'insertAfter', pathIncludes, count, times });
 	}
 

@@ -27,7 +27,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function optionalString(o: Record<string, unknown>, name: string): string | undefined {
 	const v = o[name];
-	if (v !== undefined && typeof v !== 'string') throw new HarnessInputError(`${name} must be a string`);
+	if (v !== undefined && typeof v !== 'string')
+		throw new HarnessInputError(`${name} must be a string`);
 	return v;
 }
 
@@ -35,10 +36,21 @@ function parseAnswers(value: unknown): Answer[] | undefined {
 	if (value === undefined) return undefined;
 	if (!Array.isArray(value)) throw new HarnessInputError('answers must be an array');
 	return value.map((a: unknown, i) => {
-		if (!isRecord(a) || typeof a.questionId !== 'string' || typeof a.questionLabel !== 'string' || !('value' in a)) {
-			throw new HarnessInputError(`answers[${i}] must be { questionId: string, questionLabel: string, value }`);
+		if (
+			!isRecord(a) ||
+			typeof a.questionId !== 'string' ||
+			typeof a.questionLabel !== 'string' ||
+			!('value' in a)
+		) {
+			throw new HarnessInputError(
+				`answers[${i}] must be { questionId: string, questionLabel: string, value }`,
+			);
 		}
-		return { questionId: a.questionId, questionLabel: a.questionLabel, value: a.value as JsonValue };
+		return {
+			questionId: a.questionId,
+			questionLabel: a.questionLabel,
+			value: a.value as JsonValue,
+		};
 	});
 }
 
@@ -54,7 +66,8 @@ function parseResponseFields(input: unknown, allowed: string[]): ResponseUpdate 
 	const walletAddress = optionalString(input, 'walletAddress');
 	if (walletAddress !== undefined) out.walletAddress = walletAddress;
 	if (input.ensName !== undefined) {
-		if (input.ensName !== null && typeof input.ensName !== 'string') throw new HarnessInputError('ensName must be a string or null');
+		if (input.ensName !== null && typeof input.ensName !== 'string')
+			throw new HarnessInputError('ensName must be a string or null');
 		out.ensName = input.ensName;
 	}
 	const submittedAt = optionalString(input, 'submittedAt');
@@ -70,21 +83,32 @@ function parseResponseFields(input: unknown, allowed: string[]): ResponseUpdate 
 	return out;
 }
 
-const DRAFT_FIELDS = ['id', 'walletAddress', 'ensName', 'submittedAt', 'durationSeconds', 'answers'];
+const DRAFT_FIELDS = [
+	'id',
+	'walletAddress',
+	'ensName',
+	'submittedAt',
+	'durationSeconds',
+	'answers',
+];
 const UPDATE_FIELDS = DRAFT_FIELDS.filter((f) => f !== 'id');
 
 /** `{ responses: [draft, …] }` or `{ count, submittedAt? }` (count drafts sharing one timestamp). */
 function parseSubmit(body: unknown): ResponseDraft[] {
 	if (!isRecord(body)) throw new HarnessInputError('body must be a JSON object');
 	if (Array.isArray(body.responses)) {
-		if (body.responses.length > MAX_SUBMIT) throw new HarnessInputError(`at most ${MAX_SUBMIT} responses per call`);
+		if (body.responses.length > MAX_SUBMIT)
+			throw new HarnessInputError(`at most ${MAX_SUBMIT} responses per call`);
 		return body.responses.map((d) => parseResponseFields(d, DRAFT_FIELDS));
 	}
 	const { count, submittedAt } = body;
 	if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_SUBMIT) {
-		throw new HarnessInputError(`body must be { responses: [...] } or { count: 1..${MAX_SUBMIT}, submittedAt? }`);
+		throw new HarnessInputError(
+			`body must be { responses: [...] } or { count: 1..${MAX_SUBMIT}, submittedAt? }`,
+		);
 	}
-	if (submittedAt !== undefined && typeof submittedAt !== 'string') throw new HarnessInputError('submittedAt must be a string');
+	if (submittedAt !== undefined && typeof submittedAt !== 'string')
+		throw new HarnessInputError('submittedAt must be a string');
 	return Array.from({ length: count }, () => (submittedAt === undefined ? {} : { submittedAt }));
 }
 
@@ -101,7 +125,12 @@ export async function handleControl(
 	const name = route[0] ?? '';
 	try {
 		if (name === 'info' && route.length === 1 && method === 'GET') {
-			const info: HarnessInfo = { ...context, keys: HARNESS_KEYS, seed: state.seed, settings: state.settings };
+			const info: HarnessInfo = {
+				...context,
+				keys: HARNESS_KEYS,
+				seed: state.seed,
+				settings: state.settings,
+			};
 			return sendJson(res, 200, info);
 		}
 		if (name === 'forms' && route.length === 1 && method === 'GET') {
@@ -117,30 +146,44 @@ export async function handleControl(
 			if (route.length === 4 && method === 'PATCH') {
 				const patch = parseResponseFields(await readJsonBody(req), UPDATE_FIELDS);
 				const updated = form.store.update(route[3], patch, state.nowMs());
-				if (updated === null) return sendError(res, 404, `form ${form.id} has no response with id ${route[3]}`);
+				if (updated === null)
+					return sendError(res, 404, `form ${form.id} has no response with id ${route[3]}`);
 				return sendJson(res, 200, { response: updated });
 			}
 		}
 		if (name === 'faults' && route.length === 1) {
 			if (method === 'GET') return sendJson(res, 200, { faults: state.faults.list() });
-			if (method === 'POST') return sendJson(res, 201, { fault: state.faults.add(parseFaultSpec(await readJsonBody(req))) });
+			if (method === 'POST')
+				return sendJson(res, 201, {
+					fault: state.faults.add(parseFaultSpec(await readJsonBody(req))),
+				});
 			if (method === 'DELETE') {
 				state.faults.clear();
 				return sendJson(res, 200, { faults: [] });
 			}
 		}
 		if (name === 'hooks' && route.length === 1) {
-			if (method === 'GET') return sendJson(res, 200, { hooks: state.hooks.list(), fired: state.hooks.firedCount() });
-			if (method === 'POST') return sendJson(res, 201, { hook: state.hooks.add(parseHookSpec(await readJsonBody(req))) });
+			if (method === 'GET')
+				return sendJson(res, 200, { hooks: state.hooks.list(), fired: state.hooks.firedCount() });
+			if (method === 'POST')
+				return sendJson(res, 201, {
+					hook: state.hooks.add(parseHookSpec(await readJsonBody(req))),
+				});
 			if (method === 'DELETE') {
 				state.hooks.clear();
 				return sendJson(res, 200, { hooks: [] });
 			}
 		}
-		if (name === 'rate-limit' && route[1] === 'advance' && route.length === 2 && method === 'POST') {
+		if (
+			name === 'rate-limit' &&
+			route[1] === 'advance' &&
+			route.length === 2 &&
+			method === 'POST'
+		) {
 			const body = await readJsonBody(req);
 			const ms = isRecord(body) ? body.ms : undefined;
-			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new HarnessInputError('ms must be a number >= 0');
+			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+				throw new HarnessInputError('ms must be a number >= 0');
 			state.limiter.advanceClock(ms);
 			return sendJson(res, 200, { ok: true });
 		}
@@ -154,7 +197,9 @@ export async function handleControl(
 		if (name === 'settings' && route.length === 1) {
 			if (method === 'GET') return sendJson(res, 200, { settings: state.settings });
 			if (method === 'PATCH') {
-				return sendJson(res, 200, { settings: state.updateSettings(parseSettingsPatch(await readJsonBody(req))) });
+				return sendJson(res, 200, {
+					settings: state.updateSettings(parseSettingsPatch(await readJsonBody(req))),
+				});
 			}
 		}
 		if (name === 'reset' && route.length === 1 && method === 'POST') {

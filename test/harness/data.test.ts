@@ -19,7 +19,9 @@ describe('seed determinism over HTTP', () => {
 	afterAll(() => Promise.all([a.close(), b.close(), c.close()]));
 
 	async function body(h: RunningHarness, path: string): Promise<string> {
-		const r = await fetch(`${h.baseUrl}${path}`, { headers: { Authorization: `Bearer ${h.keys.business}` } });
+		const r = await fetch(`${h.baseUrl}${path}`, {
+			headers: { Authorization: `Bearer ${h.keys.business}` },
+		});
 		expect(r.status).toBe(200);
 		return r.text();
 	}
@@ -28,9 +30,17 @@ describe('seed determinism over HTTP', () => {
 		const formsA = await body(a, '/forms');
 		expect(await body(b, '/forms')).toBe(formsA);
 		expect(await body(c, '/forms')).not.toBe(formsA);
-		const ids = ((JSON.parse(formsA) as { forms: { id: string; responseCount: number }[] }).forms).filter((f) => f.responseCount > 0);
+		const ids = (
+			JSON.parse(formsA) as { forms: { id: string; responseCount: number }[] }
+		).forms.filter((f) => f.responseCount > 0);
 		for (const { id } of ids) {
-			for (const path of [`/forms/${id}`, `/forms/${id}/responses?limit=1000`, `/forms/${id}/responses?limit=1000&offset=1000`, `/forms/${id}/export`, `/forms/${id}/export?format=json`]) {
+			for (const path of [
+				`/forms/${id}`,
+				`/forms/${id}/responses?limit=1000`,
+				`/forms/${id}/responses?limit=1000&offset=1000`,
+				`/forms/${id}/export`,
+				`/forms/${id}/export?format=json`,
+			]) {
 				expect([path, await body(b, path)]).toEqual([path, await body(a, path)]);
 			}
 		}
@@ -39,13 +49,20 @@ describe('seed determinism over HTTP', () => {
 		const aFeedback = (await a.control.listForms()).find((f) => f.fixture === 'feedback');
 		expect(cFeedback?.title).toBe(aFeedback?.title); // fixtures are fixed…
 		expect(cFeedback?.id).not.toBe(aFeedback?.id); // …ids and responses come from the seed
-		const pageA = JSON.parse(await body(a, `/forms/${aFeedback?.id}/responses`)) as { responses: FormResponse[] };
-		const pageC = JSON.parse(await body(c, `/forms/${cFeedback?.id}/responses`)) as { responses: FormResponse[] };
-		expect(pageC.responses.map((r) => r.walletAddress)).not.toEqual(pageA.responses.map((r) => r.walletAddress));
+		const pageA = JSON.parse(await body(a, `/forms/${aFeedback?.id}/responses`)) as {
+			responses: FormResponse[];
+		};
+		const pageC = JSON.parse(await body(c, `/forms/${cFeedback?.id}/responses`)) as {
+			responses: FormResponse[];
+		};
+		expect(pageC.responses.map((r) => r.walletAddress)).not.toEqual(
+			pageA.responses.map((r) => r.walletAddress),
+		);
 	});
 
 	test('text seeds work and are stable', () => {
-		const ids = (seed: string): string[] => buildDataset(normaliseSeed(seed), 0).forms.map((f) => f.id);
+		const ids = (seed: string): string[] =>
+			buildDataset(normaliseSeed(seed), 0).forms.map((f) => f.id);
 		expect(ids('demo')).toEqual(ids('demo'));
 		expect(ids('demo')).not.toEqual(ids('demo2'));
 		expect(normaliseSeed('42')).toBe(42);
@@ -60,7 +77,9 @@ describe('generator', () => {
 		for (const form of dataset.forms) {
 			for (let i = 0; i < form.store.size; i++) {
 				const raw = form.store.generator.raw(i, 1_700_000_000_000 + i);
-				expect(form.store.generator.toJson(raw)).toBe(JSON.stringify(form.store.generator.toObject(raw)));
+				expect(form.store.generator.toJson(raw)).toBe(
+					JSON.stringify(form.store.generator.toObject(raw)),
+				);
 				checked++;
 			}
 		}
@@ -89,12 +108,24 @@ describe('generator', () => {
 });
 
 describe('ResponseStore against a naive model', () => {
-	const questions: Question[] = [{ id: 'q1', type: 'SHORT_TEXT', label: 'Name', required: true, order: 0 }];
+	const questions: Question[] = [
+		{ id: 'q1', type: 'SHORT_TEXT', label: 'Name', required: true, order: 0 },
+	];
 
 	function model(store: ResponseStore): FormResponse[] {
 		const all: FormResponse[] = [];
 		for (let i = 0; i < store.size; i++) all.push(store.record(i));
-		return all.sort((x, y) => (x.submittedAt !== y.submittedAt ? (x.submittedAt < y.submittedAt ? -1 : 1) : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+		return all.sort((x, y) =>
+			x.submittedAt !== y.submittedAt
+				? x.submittedAt < y.submittedAt
+					? -1
+					: 1
+				: x.id < y.id
+					? -1
+					: x.id > y.id
+						? 1
+						: 0,
+		);
 	}
 
 	test('random inserts (single and merged batches), explicit ids and updates keep pages, since and totals right', () => {
@@ -106,18 +137,34 @@ describe('ResponseStore against a naive model', () => {
 			const op = rng.int(0, 3);
 			if (op === 0) {
 				// A batch big enough to take the merge path, timestamps scattered and some colliding.
-				const drafts = Array.from({ length: rng.int(33, 60) }, () => ({ submittedAt: iso(rng.chance(0.3) ? base[rng.int(0, 499)] : rng.int(900_000, 1_600_000)) }));
+				const drafts = Array.from({ length: rng.int(33, 60) }, () => ({
+					submittedAt: iso(rng.chance(0.3) ? base[rng.int(0, 499)] : rng.int(900_000, 1_600_000)),
+				}));
 				store.insert(drafts, 0);
 			} else if (op === 1) {
-				store.insert([{ submittedAt: iso(base[rng.int(0, 499)]), id: `zz-explicit-${round}` }, { submittedAt: iso(base[rng.int(0, 499)]), id: `00-explicit-${round}` }], 0);
+				store.insert(
+					[
+						{ submittedAt: iso(base[rng.int(0, 499)]), id: `zz-explicit-${round}` },
+						{ submittedAt: iso(base[rng.int(0, 499)]), id: `00-explicit-${round}` },
+					],
+					0,
+				);
 			} else if (op === 2) {
 				const victim = store.record(rng.int(0, store.size - 1));
-				store.update(victim.id, rng.chance(0.5) ? { submittedAt: iso(rng.int(900_000, 1_600_000)) } : {}, 1_200_000);
+				store.update(
+					victim.id,
+					rng.chance(0.5) ? { submittedAt: iso(rng.int(900_000, 1_600_000)) } : {},
+					1_200_000,
+				);
 			} else {
 				store.insert([{}], rng.int(1_000_000, 1_700_000));
 			}
 			const expected = model(store);
-			const ids = (order: 'oldestFirst' | 'newestFirst', sinceMs: number | null, inclusive: boolean): string[] => {
+			const ids = (
+				order: 'oldestFirst' | 'newestFirst',
+				sinceMs: number | null,
+				inclusive: boolean,
+			): string[] => {
 				const out: string[] = [];
 				for (let offset = 0; ; offset += 37) {
 					const page = store.page({ offset, limit: 37, sinceMs, sinceInclusive: inclusive, order });
@@ -128,11 +175,24 @@ describe('ResponseStore against a naive model', () => {
 			expect(ids('oldestFirst', null, false)).toEqual(expected.map((r) => r.id));
 			expect(ids('newestFirst', null, false)).toEqual(expected.map((r) => r.id).reverse());
 			const pivot = expected[rng.int(0, expected.length - 1)].submittedAt;
-			expect(ids('oldestFirst', Date.parse(pivot), false)).toEqual(expected.filter((r) => r.submittedAt > pivot).map((r) => r.id));
-			expect(ids('newestFirst', Date.parse(pivot), true)).toEqual(expected.filter((r) => r.submittedAt >= pivot).map((r) => r.id).reverse());
-			expect(store.page({ offset: 0, limit: 1, sinceMs: Date.parse(pivot), sinceInclusive: true, order: 'oldestFirst' }).total).toBe(
-				expected.filter((r) => r.submittedAt >= pivot).length,
+			expect(ids('oldestFirst', Date.parse(pivot), false)).toEqual(
+				expected.filter((r) => r.submittedAt > pivot).map((r) => r.id),
 			);
+			expect(ids('newestFirst', Date.parse(pivot), true)).toEqual(
+				expected
+					.filter((r) => r.submittedAt >= pivot)
+					.map((r) => r.id)
+					.reverse(),
+			);
+			expect(
+				store.page({
+					offset: 0,
+					limit: 1,
+					sinceMs: Date.parse(pivot),
+					sinceInclusive: true,
+					order: 'oldestFirst',
+				}).total,
+			).toBe(expected.filter((r) => r.submittedAt >= pivot).length);
 		}
 		expect(store.size).toBeGreaterThan(600);
 	});

@@ -5,10 +5,23 @@
  */
 import { floor, log } from './globals';
 import { ResponseGenerator } from './generator';
-import { DATA_ANCHOR_MS, DEMO_FIXTURES, FOREIGN_FIXTURE, largeFixture, type FormFixture } from './fixtures';
+import {
+	DATA_ANCHOR_MS,
+	DEMO_FIXTURES,
+	FOREIGN_FIXTURE,
+	largeFixture,
+	type FormFixture,
+} from './fixtures';
 import { Prng, hash32, hashString } from './prng';
 import { ResponseStore } from './responseStore';
-import type { FormDetail, FormOwner, FormSummary, HarnessFormInfo, Question, Workspace } from './types';
+import type {
+	FormDetail,
+	FormOwner,
+	FormSummary,
+	HarnessFormInfo,
+	Question,
+	Workspace,
+} from './types';
 
 const DAY_MS = 86_400_000;
 const SALT_FORM_ID = 0x51;
@@ -45,7 +58,12 @@ function cuid(rng: Prng): string {
  * close), short runs sharing one millisecond (bursts), and for forms of 10+ responses one
  * guaranteed burst of three in the middle so tests always have one to aim at.
  */
-export function generateTimestamps(count: number, startMs: number, endMs: number, rng: Prng): Float64Array {
+export function generateTimestamps(
+	count: number,
+	startMs: number,
+	endMs: number,
+	rng: Prng,
+): Float64Array {
 	const ts = new Float64Array(count);
 	let acc = 0;
 	let burst = 0;
@@ -74,7 +92,10 @@ function buildForm(seed: number, fixture: FormFixture): HarnessForm {
 	const idRng = new Prng(hash32(salt, SALT_FORM_ID));
 	const id = cuid(idRng);
 	const createdMs = DATA_ANCHOR_MS - fixture.createdDaysAgo * DAY_MS + idRng.int(0, DAY_MS / 2);
-	const updatedMs = Math.max(createdMs + 60_000, DATA_ANCHOR_MS - fixture.updatedDaysAgo * DAY_MS + idRng.int(0, DAY_MS / 2));
+	const updatedMs = Math.max(
+		createdMs + 60_000,
+		DATA_ANCHOR_MS - fixture.updatedDaysAgo * DAY_MS + idRng.int(0, DAY_MS / 2),
+	);
 
 	const questionRng = new Prng(hash32(salt, SALT_QUESTION_ID));
 	// Fixed key order (description and options only when set) keeps serialisation identical per seed.
@@ -90,8 +111,16 @@ function buildForm(seed: number, fixture: FormFixture): HarnessForm {
 
 	// Closed forms stopped collecting when they were last edited; open ones collect until the anchor.
 	const endMs = fixture.published ? DATA_ANCHOR_MS - 60_000 : updatedMs;
-	const timestamps = generateTimestamps(fixture.responses, createdMs + 3_600_000, endMs, new Prng(hash32(salt, SALT_TIMES)));
-	const store = new ResponseStore(new ResponseGenerator(hash32(salt, SALT_RESPONSES), questions), timestamps);
+	const timestamps = generateTimestamps(
+		fixture.responses,
+		createdMs + 3_600_000,
+		endMs,
+		new Prng(hash32(salt, SALT_TIMES)),
+	);
+	const store = new ResponseStore(
+		new ResponseGenerator(hash32(salt, SALT_RESPONSES), questions),
+		timestamps,
+	);
 
 	return {
 		id,
@@ -113,7 +142,11 @@ function buildForm(seed: number, fixture: FormFixture): HarnessForm {
 }
 
 export function buildDataset(seed: number, largeFormResponses: number): Dataset {
-	if (!Number.isInteger(largeFormResponses) || largeFormResponses < 0 || largeFormResponses > MAX_FORM_RESPONSES) {
+	if (
+		!Number.isInteger(largeFormResponses) ||
+		largeFormResponses < 0 ||
+		largeFormResponses > MAX_FORM_RESPONSES
+	) {
 		throw new RangeError(`largeFormResponses must be an integer from 0 to ${MAX_FORM_RESPONSES}`);
 	}
 	const fixtures = [...DEMO_FIXTURES, FOREIGN_FIXTURE];

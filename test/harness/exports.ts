@@ -16,7 +16,13 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'merkle']
 
 const CHUNK_BYTES = 64 * 1024;
 
-export const CSV_META_COLUMNS = ['id', 'walletAddress', 'ensName', 'submittedAt', 'durationSeconds'] as const;
+export const CSV_META_COLUMNS = [
+	'id',
+	'walletAddress',
+	'ensName',
+	'submittedAt',
+	'durationSeconds',
+] as const;
 
 export function exportHeaders(format: ExportFormat, slug: string): Record<string, string> {
 	const [contentType, extension] =

@@ -12,7 +12,11 @@ export class FaultQueue {
 
 	add(spec: FaultSpec): PendingFault {
 		const { times, pathIncludes, ...kind } = spec;
-		const fault: PendingFault = { ...(kind as FaultKind), id: this.nextId++, remaining: times ?? 1 };
+		const fault: PendingFault = {
+			...(kind as FaultKind),
+			id: this.nextId++,
+			remaining: times ?? 1,
+		};
 		if (pathIncludes !== undefined) fault.pathIncludes = pathIncludes;
 		this.faults.push(fault);
 		return { ...fault };
@@ -20,7 +24,9 @@ export class FaultQueue {
 
 	/** Takes one use of the first fault (in the order added) that matches the request target. */
 	take(target: string): FaultKind | null {
-		const index = this.faults.findIndex((f) => f.pathIncludes === undefined || target.includes(f.pathIncludes));
+		const index = this.faults.findIndex(
+			(f) => f.pathIncludes === undefined || target.includes(f.pathIncludes),
+		);
 		if (index < 0) return null;
 		const fault = this.faults[index];
 		fault.remaining--;
@@ -44,11 +50,13 @@ const FAULT_STATUSES = new Set([429, 500, 502, 503]);
 export function parseMatch(o: Record<string, unknown>): { times?: number; pathIncludes?: string } {
 	const common: { times?: number; pathIncludes?: string } = {};
 	if (o.times !== undefined) {
-		if (typeof o.times !== 'number' || !Number.isInteger(o.times) || o.times < 1) throw new HarnessInputError('times must be an integer >= 1');
+		if (typeof o.times !== 'number' || !Number.isInteger(o.times) || o.times < 1)
+			throw new HarnessInputError('times must be an integer >= 1');
 		common.times = o.times;
 	}
 	if (o.pathIncludes !== undefined) {
-		if (typeof o.pathIncludes !== 'string') throw new HarnessInputError('pathIncludes must be a string');
+		if (typeof o.pathIncludes !== 'string')
+			throw new HarnessInputError('pathIncludes must be a string');
 		common.pathIncludes = o.pathIncludes;
 	}
 	return common;
@@ -56,24 +64,38 @@ export function parseMatch(o: Record<string, unknown>): { times?: number; pathIn
 
 /** Checks a fault posted to the control API; throws HarnessInputError with a readable message. */
 export function parseFaultSpec(input: unknown): FaultSpec {
-	if (typeof input !== 'object' || input === null) throw new HarnessInputError('fault must be a JSON object');
+	if (typeof input !== 'object' || input === null)
+		throw new HarnessInputError('fault must be a JSON object');
 	const o = input as Record<string, unknown>;
 	const common = parseMatch(o);
 	switch (o.kind) {
 		case 'status': {
-			if (typeof o.status !== 'number' || !FAULT_STATUSES.has(o.status)) throw new HarnessInputError('status must be 429, 500, 502 or 503');
-			const fault: FaultSpec = { kind: 'status', status: o.status as 429 | 500 | 502 | 503, ...common };
+			if (typeof o.status !== 'number' || !FAULT_STATUSES.has(o.status))
+				throw new HarnessInputError('status must be 429, 500, 502 or 503');
+			const fault: FaultSpec = {
+				kind: 'status',
+				status: o.status as 429 | 500 | 502 | 503,
+				...common,
+			};
 			if (o.retryAfterSeconds !== undefined) {
-				if (typeof o.retryAfterSeconds !== 'number' || !Number.isInteger(o.retryAfterSeconds) || o.retryAfterSeconds < 0) {
+				if (
+					typeof o.retryAfterSeconds !== 'number' ||
+					!Number.isInteger(o.retryAfterSeconds) ||
+					o.retryAfterSeconds < 0
+				) {
 					throw new HarnessInputError('retryAfterSeconds must be an integer >= 0');
 				}
 				fault.retryAfterSeconds = o.retryAfterSeconds;
 			}
 			if (o.retryAfterDateOffsetMs !== undefined) {
-				if (typeof o.retryAfterDateOffsetMs !== 'number' || !Number.isFinite(o.retryAfterDateOffsetMs)) {
+				if (
+					typeof o.retryAfterDateOffsetMs !== 'number' ||
+					!Number.isFinite(o.retryAfterDateOffsetMs)
+				) {
 					throw new HarnessInputError('retryAfterDateOffsetMs must be a number of milliseconds');
 				}
-				if (fault.retryAfterSeconds !== undefined) throw new HarnessInputError('give retryAfterSeconds or retryAfterDateOffsetMs, not both');
+				if (fault.retryAfterSeconds !== undefined)
+					throw new HarnessInputError('give retryAfterSeconds or retryAfterDateOffsetMs, not both');
 				fault.retryAfterDateOffsetMs = o.retryAfterDateOffsetMs;
 			}
 			if (o.message !== undefined) {
@@ -83,7 +105,8 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 			return fault;
 		}
 		case 'delay':
-			if (typeof o.ms !== 'number' || !Number.isFinite(o.ms) || o.ms < 0) throw new HarnessInputError('ms must be a number >= 0');
+			if (typeof o.ms !== 'number' || !Number.isFinite(o.ms) || o.ms < 0)
+				throw new HarnessInputError('ms must be a number >= 0');
 			return { kind: 'delay', ms: o.ms, ...common };
 		case 'malformedJson':
 			return { kind: 'malformedJson', ...common };
@@ -99,6 +122,8 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 			if (!('body' in o)) throw new HarnessInputError('body is required');
 			return { kind: 'jsonBody', body: o.body, ...common };
 		default:
-			throw new HarnessInputError('kind must be one of status, delay, malformedJson, drop, listingWithout, jsonBody');
+			throw new HarnessInputError(
+				'kind must be one of status, delay, malformedJson, drop, listingWithout, jsonBody',
+			);
 	}
 }

@@ -32,7 +32,14 @@ export interface FormFixture {
 /** All generated timestamps lie before this instant, so seeded data never depends on the host clock. */
 export const DATA_ANCHOR_MS = Date.UTC(2025, 5, 30, 12, 0, 0, 0);
 
-const FEATURES = ['Token gating', 'Wallet login', 'CSV export', 'Webhooks', 'Merkle export', 'Analytics'];
+const FEATURES = [
+	'Token gating',
+	'Wallet login',
+	'CSV export',
+	'Webhooks',
+	'Merkle export',
+	'Analytics',
+];
 
 export const DEMO_FIXTURES: FormFixture[] = [
 	{
@@ -48,7 +55,12 @@ export const DEMO_FIXTURES: FormFixture[] = [
 		questions: [
 			{ type: 'WELCOME_SCREEN', label: 'Welcome! This takes two minutes.', required: false },
 			{ type: 'SHORT_TEXT', label: 'What should we call you?', required: true },
-			{ type: 'EMAIL', label: 'Email', required: false, description: 'Only used to follow up on your answers.' },
+			{
+				type: 'EMAIL',
+				label: 'Email',
+				required: false,
+				description: 'Only used to follow up on your answers.',
+			},
 			{ type: 'RATING', label: 'How would you rate the product?', required: true },
 			{ type: 'NPS', label: 'How likely are you to recommend us to a friend?', required: true },
 			{
@@ -82,7 +94,12 @@ export const DEMO_FIXTURES: FormFixture[] = [
 			{ type: 'ENS_NAME', label: 'ENS name', required: false },
 			{ type: 'SHORT_TEXT', label: 'Twitter handle', required: false },
 			{ type: 'URL', label: 'Link to your best work', required: false },
-			{ type: 'DROPDOWN', label: 'Preferred chain', required: true, options: ['Ethereum', 'Base', 'Optimism', 'Arbitrum'] },
+			{
+				type: 'DROPDOWN',
+				label: 'Preferred chain',
+				required: true,
+				options: ['Ethereum', 'Base', 'Optimism', 'Arbitrum'],
+			},
 			{
 				type: 'LEGAL',
 				label: 'I accept the allowlist terms',
@@ -91,8 +108,18 @@ export const DEMO_FIXTURES: FormFixture[] = [
 			},
 		],
 		gateRules: [
-			{ chain: 'ethereum', contractAddress: '0xbc4ca0eda7647a8ab7c2061c2e118a18a936f13d', tokenType: 'ERC721', minBalance: 1 },
-			{ chain: 'base', contractAddress: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', tokenType: 'ERC20', minBalance: 100 },
+			{
+				chain: 'ethereum',
+				contractAddress: '0xbc4ca0eda7647a8ab7c2061c2e118a18a936f13d',
+				tokenType: 'ERC721',
+				minBalance: 1,
+			},
+			{
+				chain: 'base',
+				contractAddress: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+				tokenType: 'ERC20',
+				minBalance: 100,
+			},
 		],
 	},
 	{
@@ -126,12 +153,22 @@ export const DEMO_FIXTURES: FormFixture[] = [
 		createdDaysAgo: 45,
 		updatedDaysAgo: 44,
 		questions: [
-			{ type: 'OPINION_SCALE', label: 'How easy was onboarding?', required: true, description: '1 = very hard, 10 = very easy' },
+			{
+				type: 'OPINION_SCALE',
+				label: 'How easy was onboarding?',
+				required: true,
+				description: '1 = very hard, 10 = very easy',
+			},
 			// NUMBER answers are sometimes JSON numbers instead of strings (clients must pass them through).
 			{ type: 'NUMBER', label: 'How many forms do you run per month?', required: true },
 			{ type: 'DATE', label: 'When did you start using forms.wtf?', required: false },
 			{ type: 'PHONE', label: 'Phone number for a call', required: false },
-			{ type: 'DROPDOWN', label: 'Team size', required: true, options: ['Just me', '2-10', '11-50', '51+'] },
+			{
+				type: 'DROPDOWN',
+				label: 'Team size',
+				required: true,
+				options: ['Just me', '2-10', '11-50', '51+'],
+			},
 			// FILE_UPLOAD answers are sometimes arrays of URLs instead of one string.
 			{ type: 'FILE_UPLOAD', label: 'Screenshot of your dashboard', required: false },
 			{ type: 'RATING', label: 'Rate the export feature', required: false },

@@ -10,7 +10,13 @@
  */
 import { isoString, jsonText } from './globals';
 import { Prng, hash32, padBase36 } from './prng';
-import { DISPLAY_ONLY_TYPES, type Answer, type FormResponse, type JsonValue, type Question } from './types';
+import {
+	DISPLAY_ONLY_TYPES,
+	type Answer,
+	type FormResponse,
+	type JsonValue,
+	type Question,
+} from './types';
 import { anonWallet, answerValue, ensName, hexWallet } from './values';
 
 /** Salts keep the independent streams of one record apart. */
@@ -37,7 +43,9 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** JSON.stringify, with a shortcut for the common plain string (about a third faster per page). */
 function jsonValue(value: JsonValue): string {
-	return typeof value === 'string' && !NEEDS_ESCAPE.test(value) ? '"' + value + '"' : jsonText(value);
+	return typeof value === 'string' && !NEEDS_ESCAPE.test(value)
+		? '"' + value + '"'
+		: jsonText(value);
 }
 
 export class ResponseGenerator {
@@ -52,7 +60,8 @@ export class ResponseGenerator {
 	) {
 		this.answerable = questions.filter((q) => !DISPLAY_ONLY_TYPES.has(q.type));
 		this.answerPrefix = this.answerable.map(
-			(q) => `{"questionId":${JSON.stringify(q.id)},"questionLabel":${JSON.stringify(q.label)},"value":`,
+			(q) =>
+				`{"questionId":${JSON.stringify(q.id)},"questionLabel":${JSON.stringify(q.label)},"value":`,
 		);
 	}
 
@@ -81,7 +90,10 @@ export class ResponseGenerator {
 	}
 
 	/** Duration and answer values; `variant` > 0 gives the "edited" answers of an update. */
-	content(record: number, variant: number): { durationSeconds: number; values: (JsonValue | undefined)[] } {
+	content(
+		record: number,
+		variant: number,
+	): { durationSeconds: number; values: (JsonValue | undefined)[] } {
 		const rng = new Prng(hash32(this.salt, record, SALT_ANSWERS + variant * 0x100));
 		const durationSeconds = rng.int(8, 900);
 		const values = this.answerable.map((q) =>
@@ -104,7 +116,14 @@ export class ResponseGenerator {
 	raw(record: number, submittedAtMs: number, variant = 0): RawResponse {
 		const { walletAddress, ensName: ens } = this.respondent(record);
 		const { durationSeconds, values } = this.content(record, variant);
-		return { id: this.idOf(record), walletAddress, ensName: ens, submittedAtMs, durationSeconds, values };
+		return {
+			id: this.idOf(record),
+			walletAddress,
+			ensName: ens,
+			submittedAtMs,
+			durationSeconds,
+			values,
+		};
 	}
 
 	toObject(raw: RawResponse): FormResponse {
@@ -121,11 +140,16 @@ export class ResponseGenerator {
 	/** Same bytes as JSON.stringify(toObject(raw)). Ids, wallets and ENS names never need escaping. */
 	toJson(raw: RawResponse): string {
 		let out =
-			'{"id":"' + raw.id +
-			'","walletAddress":"' + raw.walletAddress +
-			'","ensName":' + (raw.ensName === null ? 'null' : '"' + raw.ensName + '"') +
-			',"submittedAt":"' + isoString(raw.submittedAtMs) +
-			'","durationSeconds":' + raw.durationSeconds +
+			'{"id":"' +
+			raw.id +
+			'","walletAddress":"' +
+			raw.walletAddress +
+			'","ensName":' +
+			(raw.ensName === null ? 'null' : '"' + raw.ensName + '"') +
+			',"submittedAt":"' +
+			isoString(raw.submittedAtMs) +
+			'","durationSeconds":' +
+			raw.durationSeconds +
 			',"answers":[';
 		let first = true;
 		for (let i = 0; i < raw.values.length; i++) {

@@ -160,7 +160,8 @@ function stallAfter(res: ServerResponse, afterBytes: number): void {
 
 /** Checks a hook posted to the control API; throws HarnessInputError with a readable message. */
 export function parseHookSpec(input: unknown): HookSpec {
-	if (typeof input !== 'object' || input === null) throw new HarnessInputError('hook must be a JSON object');
+	if (typeof input !== 'object' || input === null)
+		throw new HarnessInputError('hook must be a JSON object');
 	const o = input as Record<string, unknown>;
 	const common = parseMatch(o);
 	const count = (name: string, value: unknown): number => {
@@ -173,7 +174,11 @@ export function parseHookSpec(input: unknown): HookSpec {
 		case 'hold':
 			return o.insertBeforeAnswer === undefined
 				? { kind: 'hold', ...common }
-				: { kind: 'hold', insertBeforeAnswer: count('insertBeforeAnswer', o.insertBeforeAnswer), ...common };
+				: {
+						kind: 'hold',
+						insertBeforeAnswer: count('insertBeforeAnswer', o.insertBeforeAnswer),
+						...common,
+					};
 		case 'insertAfter':
 			return { kind: 'insertAfter', count: count('count', o.count), ...common };
 		case 'stall':

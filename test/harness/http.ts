@@ -2,18 +2,37 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { HarnessInputError } from './errors';
 
-export function sendBody(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string | number> = {}): void {
+export function sendBody(
+	res: ServerResponse,
+	status: number,
+	body: Buffer | string,
+	headers: Record<string, string | number> = {},
+): void {
 	const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-	res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length, ...headers });
+	res.writeHead(status, {
+		'Content-Type': 'application/json; charset=utf-8',
+		'Content-Length': bytes.length,
+		...headers,
+	});
 	res.end(bytes);
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string | number> = {}): void {
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	value: unknown,
+	headers: Record<string, string | number> = {},
+): void {
 	sendBody(res, status, JSON.stringify(value), headers);
 }
 
 /** Every error of the API and of the control routes is `{ "error": "…" }`. */
-export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string | number> = {}): void {
+export function sendError(
+	res: ServerResponse,
+	status: number,
+	message: string,
+	headers: Record<string, string | number> = {},
+): void {
 	sendJson(res, status, { error: message }, headers);
 }
 
@@ -34,7 +53,10 @@ export function parseTarget(url: string): RequestTarget {
 	const query = new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
 	let segments: string[] | null;
 	try {
-		segments = path.split('/').slice(1).map((s) => decodeURIComponent(s));
+		segments = path
+			.split('/')
+			.slice(1)
+			.map((s) => decodeURIComponent(s));
 	} catch {
 		segments = null;
 	}
@@ -61,7 +83,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 	for await (const chunk of req) {
 		const buffer = chunk as Buffer;
 		size += buffer.length;
-		if (size > MAX_BODY_BYTES) throw new HarnessInputError(`request body is larger than ${MAX_BODY_BYTES} bytes`);
+		if (size > MAX_BODY_BYTES)
+			throw new HarnessInputError(`request body is larger than ${MAX_BODY_BYTES} bytes`);
 		chunks.push(buffer);
 	}
 	const text = Buffer.concat(chunks).toString('utf8').trim();

@@ -37,7 +37,10 @@ export type AuthResult = { ok: true; key: string; plan: Plan } | { ok: false; me
 /** `Authorization: Bearer <key>`, scheme spelled exactly so, one space, no whitespace in the key. */
 export function authenticate(header: string | undefined): AuthResult {
 	if (header === undefined || header === '') {
-		return { ok: false, message: 'Missing API key: send the header "Authorization: Bearer <API_KEY>"' };
+		return {
+			ok: false,
+			message: 'Missing API key: send the header "Authorization: Bearer <API_KEY>"',
+		};
 	}
 	const match = /^Bearer ([^\s]+)$/.exec(header);
 	if (match === null) {

@@ -34,7 +34,9 @@ afterAll(async () => {
 
 async function page(query: string): Promise<{ body: ResponsesPage; ms: number }> {
 	const start = performance.now();
-	const r = await fetch(`${h.baseUrl}/forms/${formId}/responses?${query}`, { headers: { Authorization: `Bearer ${h.keys.team}` } });
+	const r = await fetch(`${h.baseUrl}/forms/${formId}/responses?${query}`, {
+		headers: { Authorization: `Bearer ${h.keys.team}` },
+	});
 	const text = await r.text();
 	const ms = performance.now() - start;
 	expect(r.status).toBe(200);
@@ -62,7 +64,9 @@ test('pages of 1000 at high offsets, in both orders', async () => {
 	expect(head.responses.map((r) => r.id)).toEqual(newestFirstTail.map((r) => r.id).reverse());
 	await h.control.updateSettings({ responseOrder: 'newestFirst' });
 	times.sort((a, b) => a - b);
-	measured.push(`page of 1000 over HTTP: median ${times[2].toFixed(1)} ms, max ${times[4].toFixed(1)} ms`);
+	measured.push(
+		`page of 1000 over HTTP: median ${times[2].toFixed(1)} ms, max ${times[4].toFixed(1)} ms`,
+	);
 });
 
 test('since narrows a million responses by binary search', async () => {
@@ -73,7 +77,9 @@ test('since narrows a million responses by binary search', async () => {
 	expect(body.total).toBeLessThanOrEqual(250_000);
 	expect(body.total).toBeGreaterThan(249_990);
 	expect(body.responses.every((r) => r.submittedAt > pivot.submittedAt)).toBe(true);
-	const { body: tail } = await page(`limit=1000&offset=${body.total - 1}&since=${encodeURIComponent(pivot.submittedAt)}`);
+	const { body: tail } = await page(
+		`limit=1000&offset=${body.total - 1}&since=${encodeURIComponent(pivot.submittedAt)}`,
+	);
 	expect(tail.responses).toHaveLength(1);
 	expect(tail.hasMore).toBe(false);
 	measured.push(`page with since: ${ms.toFixed(1)} ms`);

@@ -33,12 +33,16 @@ async function main(): Promise<void> {
 	};
 	for (let i = 0; i < 20; i++) await get(`limit=1000&offset=${i * 1000}`); // warm-up
 	const pages: number[] = [];
-	for (let i = 0; i < 200; i++) pages.push(await get(`limit=1000&offset=${Math.floor(Math.random() * (size - 1000))}`));
+	for (let i = 0; i < 200; i++)
+		pages.push(await get(`limit=1000&offset=${Math.floor(Math.random() * (size - 1000))}`));
 	const small: number[] = [];
-	for (let i = 0; i < 200; i++) small.push(await get(`limit=100&offset=${Math.floor(Math.random() * (size - 100))}`));
+	for (let i = 0; i < 200; i++)
+		small.push(await get(`limit=100&offset=${Math.floor(Math.random() * (size - 100))}`));
 	const since: number[] = [];
 	for (let i = 0; i < 100; i++) {
-		const at = new Date(Date.UTC(2024, 6, 1) + Math.floor(Math.random() * 300) * 86_400_000).toISOString();
+		const at = new Date(
+			Date.UTC(2024, 6, 1) + Math.floor(Math.random() * 300) * 86_400_000,
+		).toISOString();
 		since.push(await get(`limit=1000&since=${at}`));
 	}
 	// The server's own work for a page, without HTTP and without the client sharing the thread.
@@ -47,7 +51,13 @@ async function main(): Promise<void> {
 	const build: number[] = [];
 	for (let i = 0; i < 220; i++) {
 		const t = performance.now();
-		const page = large.store.page({ offset: Math.floor(Math.random() * (size - 1000)), limit: 1000, sinceMs: null, sinceInclusive: false, order: 'newestFirst' });
+		const page = large.store.page({
+			offset: Math.floor(Math.random() * (size - 1000)),
+			limit: 1000,
+			sinceMs: null,
+			sinceInclusive: false,
+			order: 'newestFirst',
+		});
 		const out = new ByteWriter(1024 * 1024);
 		for (const record of page.records) out.write(large.store.json(record));
 		out.finish();
@@ -62,12 +72,22 @@ async function main(): Promise<void> {
 	[pages, small, since, build].forEach((list) => list.sort((a, b) => a - b));
 	console.log(`responses in the large form: ${size.toLocaleString('en')}`);
 	console.log(`startup: ${startupMs.toFixed(0)} ms`);
-	console.log(`memory added by startup: rss ${mb(after.rss - before.rss)}, heap ${mb(after.heapUsed - before.heapUsed)}, array buffers ${mb(after.arrayBuffers - before.arrayBuffers)}`);
-	console.log(`page of 1000 at random offsets over HTTP (client included): p50 ${percentile(pages, 0.5)} ms, p95 ${percentile(pages, 0.95)} ms`);
-	console.log(`building a page of 1000 (no HTTP): p50 ${percentile(build, 0.5)} ms, p95 ${percentile(build, 0.95)} ms`);
+	console.log(
+		`memory added by startup: rss ${mb(after.rss - before.rss)}, heap ${mb(after.heapUsed - before.heapUsed)}, array buffers ${mb(after.arrayBuffers - before.arrayBuffers)}`,
+	);
+	console.log(
+		`page of 1000 at random offsets over HTTP (client included): p50 ${percentile(pages, 0.5)} ms, p95 ${percentile(pages, 0.95)} ms`,
+	);
+	console.log(
+		`building a page of 1000 (no HTTP): p50 ${percentile(build, 0.5)} ms, p95 ${percentile(build, 0.95)} ms`,
+	);
 	console.log(`page of 100: p50 ${percentile(small, 0.5)} ms, p95 ${percentile(small, 0.95)} ms`);
-	console.log(`page of 1000 with since: p50 ${percentile(since, 0.5)} ms, p95 ${percentile(since, 0.95)} ms`);
-	console.log(`CSV export: ${mb(bytes)} in ${(exportMs / 1000).toFixed(1)} s; rss after export ${mb(peak.rss)}`);
+	console.log(
+		`page of 1000 with since: p50 ${percentile(since, 0.5)} ms, p95 ${percentile(since, 0.95)} ms`,
+	);
+	console.log(
+		`CSV export: ${mb(bytes)} in ${(exportMs / 1000).toFixed(1)} s; rss after export ${mb(peak.rss)}`,
+	);
 	await h.close();
 }
 

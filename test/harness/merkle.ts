@@ -32,7 +32,11 @@ export type MerkleResult =
  * case-insensitively). `anon_<uuid>` and any other non-address wallet is left out.
  * Stops early (returns null) once more than `limit` are found.
  */
-export function merkleWallets(form: HarnessForm, order: ResponseOrder, limit: number): string[] | null {
+export function merkleWallets(
+	form: HarnessForm,
+	order: ResponseOrder,
+	limit: number,
+): string[] | null {
 	const seen = new Set<string>();
 	const wallets: string[] = [];
 	for (const record of form.store.snapshot(order)) {
@@ -70,7 +74,8 @@ export class MerkleBuilder {
 
 	build(form: HarnessForm, order: ResponseOrder): Promise<MerkleResult> {
 		const cached = this.cache.get(form);
-		if (cached !== undefined && cached.version === form.store.version && cached.order === order) return cached.result;
+		if (cached !== undefined && cached.version === form.store.version && cached.order === order)
+			return cached.result;
 		const result = this.compute(form, order);
 		const entry: CacheEntry = { version: form.store.version, order, result };
 		this.cache.set(form, entry);
@@ -90,7 +95,10 @@ export class MerkleBuilder {
 
 	private runWorker(wallets: string[]): Promise<MerkleDump> {
 		return new Promise((resolve, reject) => {
-			const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath: this.modulePath, wallets } });
+			const worker = new Worker(WORKER_SOURCE, {
+				eval: true,
+				workerData: { modulePath: this.modulePath, wallets },
+			});
 			this.workers.add(worker);
 			worker.once('message', (dump: MerkleDump) => resolve(dump));
 			worker.once('error', reject);

@@ -19,27 +19,32 @@ function burstTimestamp(all: FormResponse[], size: number): string {
 }
 
 describe('pages', () => {
-	test.each(['feedback', 'research', 'bugs', 'rsvp'])('concatenated pages of %s hold each response once, in order, in both orders', async (name) => {
-		const form = fixture(name);
-		const reference = await readAllPages(ctx.h, form.id, 1000);
-		expect(reference.responses).toHaveLength(form.responseCount);
-		expect(new Set(ids(reference.responses)).size).toBe(form.responseCount);
-		// Newest first by default: the exact reverse of (submittedAt, id) ascending.
-		expect(ids(reference.responses)).toEqual(ids([...reference.responses].sort(compareOldestFirst).reverse()));
+	test.each(['feedback', 'research', 'bugs', 'rsvp'])(
+		'concatenated pages of %s hold each response once, in order, in both orders',
+		async (name) => {
+			const form = fixture(name);
+			const reference = await readAllPages(ctx.h, form.id, 1000);
+			expect(reference.responses).toHaveLength(form.responseCount);
+			expect(new Set(ids(reference.responses)).size).toBe(form.responseCount);
+			// Newest first by default: the exact reverse of (submittedAt, id) ascending.
+			expect(ids(reference.responses)).toEqual(
+				ids([...reference.responses].sort(compareOldestFirst).reverse()),
+			);
 
-		for (const limit of [1, 7, 100, 333]) {
-			if (limit === 1 && form.responseCount > 200) continue; // 2,500 single-response requests add nothing
-			const paged = await readAllPages(ctx.h, form.id, limit);
-			expect(ids(paged.responses)).toEqual(ids(reference.responses));
-			expect(new Set(paged.totals)).toEqual(new Set([form.responseCount]));
-		}
+			for (const limit of [1, 7, 100, 333]) {
+				if (limit === 1 && form.responseCount > 200) continue; // 2,500 single-response requests add nothing
+				const paged = await readAllPages(ctx.h, form.id, limit);
+				expect(ids(paged.responses)).toEqual(ids(reference.responses));
+				expect(new Set(paged.totals)).toEqual(new Set([form.responseCount]));
+			}
 
-		await ctx.h.control.updateSettings({ responseOrder: 'oldestFirst' });
-		for (const limit of [13, 1000]) {
-			const oldest = await readAllPages(ctx.h, form.id, limit);
-			expect(ids(oldest.responses)).toEqual(ids(reference.responses).reverse());
-		}
-	});
+			await ctx.h.control.updateSettings({ responseOrder: 'oldestFirst' });
+			for (const limit of [13, 1000]) {
+				const oldest = await readAllPages(ctx.h, form.id, limit);
+				expect(ids(oldest.responses)).toEqual(ids(reference.responses).reverse());
+			}
+		},
+	);
 
 	test('default limit is 100; hasMore and total at the edges', async () => {
 		const form = fixture('research'); // 180 responses
@@ -49,7 +54,10 @@ describe('pages', () => {
 		const last = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?offset=100`);
 		expect(last.responses).toHaveLength(80);
 		expect(last).toMatchObject({ total: 180, hasMore: false });
-		const exact = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?offset=80&limit=100`);
+		const exact = await apiJson<ResponsesPage>(
+			ctx.h,
+			`/forms/${form.id}/responses?offset=80&limit=100`,
+		);
 		expect(exact).toMatchObject({ total: 180, hasMore: false });
 		expect(exact.responses).toHaveLength(100);
 		const beyond = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?offset=5000`);
@@ -62,30 +70,62 @@ describe('pages', () => {
 		const { responses } = await readAllPages(ctx.h, fixture('feedback').id, 1000);
 		const wallets = responses.map((r) => r.walletAddress);
 		expect(wallets.some((w) => /^0x[0-9a-f]{40}$/.test(w))).toBe(true);
-		expect(wallets.some((w) => /^anon_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(w))).toBe(true);
+		expect(
+			wallets.some((w) =>
+				/^anon_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(w),
+			),
+		).toBe(true);
 		expect(wallets.every((w) => /^0x[0-9a-f]{40}$/.test(w) || w.startsWith('anon_'))).toBe(true);
 		expect(responses.some((r) => r.ensName === null)).toBe(true);
-		expect(responses.some((r) => typeof r.ensName === 'string' && r.ensName.endsWith('.eth'))).toBe(true);
+		expect(responses.some((r) => typeof r.ensName === 'string' && r.ensName.endsWith('.eth'))).toBe(
+			true,
+		);
 		for (const r of responses) {
-			expect(Object.keys(r)).toEqual(['id', 'walletAddress', 'ensName', 'submittedAt', 'durationSeconds', 'answers']);
+			expect(Object.keys(r)).toEqual([
+				'id',
+				'walletAddress',
+				'ensName',
+				'submittedAt',
+				'durationSeconds',
+				'answers',
+			]);
 			expect(r.submittedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 			expect(Number.isInteger(r.durationSeconds)).toBe(true);
-			for (const a of r.answers) expect(Object.keys(a)).toEqual(['questionId', 'questionLabel', 'value']);
+			for (const a of r.answers)
+				expect(Object.keys(a)).toEqual(['questionId', 'questionLabel', 'value']);
 		}
-		const byLabel = (label: string): unknown[] => responses.flatMap((r) => r.answers.filter((a) => a.questionLabel === label).map((a) => a.value));
-		expect(new Set(byLabel('How would you rate the product?'))).toEqual(new Set(['1', '2', '3', '4', '5']));
+		const byLabel = (label: string): unknown[] =>
+			responses.flatMap((r) =>
+				r.answers.filter((a) => a.questionLabel === label).map((a) => a.value),
+			);
+		expect(new Set(byLabel('How would you rate the product?'))).toEqual(
+			new Set(['1', '2', '3', '4', '5']),
+		);
 		expect(new Set(byLabel('How likely are you to recommend us to a friend?')).size).toBe(11);
 		expect(new Set(byLabel('May we contact you?'))).toEqual(new Set(['Yes', 'No']));
-		expect(byLabel('Which features do you use?').some((v) => typeof v === 'string' && v.includes(', '))).toBe(true);
+		expect(
+			byLabel('Which features do you use?').some((v) => typeof v === 'string' && v.includes(', ')),
+		).toBe(true);
 		// Both "Comments" questions answered in one response, under different question ids.
-		expect(responses.some((r) => new Set(r.answers.filter((a) => a.questionLabel === 'Comments').map((a) => a.questionId)).size === 2)).toBe(true);
+		expect(
+			responses.some(
+				(r) =>
+					new Set(r.answers.filter((a) => a.questionLabel === 'Comments').map((a) => a.questionId))
+						.size === 2,
+			),
+		).toBe(true);
 
 		const research = (await readAllPages(ctx.h, fixture('research').id, 1000)).responses;
 		const values = research.flatMap((r) => r.answers.map((a) => a.value));
 		expect(values.some((v) => typeof v === 'number')).toBe(true);
 		expect(values.some((v) => Array.isArray(v))).toBe(true);
 		const allowlist = (await readAllPages(ctx.h, fixture('allowlist').id, 1000)).responses;
-		expect(allowlist.flatMap((r) => r.answers).filter((a) => a.questionLabel === 'I accept the allowlist terms').every((a) => a.value === 'accepted')).toBe(true);
+		expect(
+			allowlist
+				.flatMap((r) => r.answers)
+				.filter((a) => a.questionLabel === 'I accept the allowlist terms')
+				.every((a) => a.value === 'accepted'),
+		).toBe(true);
 	});
 });
 
@@ -108,7 +148,12 @@ describe('since', () => {
 		expect(new Set(inclusive.totals)).toEqual(new Set([atOrAfter.length]));
 
 		await ctx.h.control.updateSettings({ responseOrder: 'oldestFirst' });
-		const inclusiveOldest = await readAllPages(ctx.h, form.id, 9, `&since=${encodeURIComponent(t)}`);
+		const inclusiveOldest = await readAllPages(
+			ctx.h,
+			form.id,
+			9,
+			`&since=${encodeURIComponent(t)}`,
+		);
 		expect(ids(inclusiveOldest.responses)).toEqual(ids(atOrAfter).reverse());
 	});
 
@@ -116,12 +161,23 @@ describe('since', () => {
 		const form = fixture('bugs');
 		const all = (await readAllPages(ctx.h, form.id, 1000)).responses;
 		const pivot = all[10].submittedAt;
-		const withOffset = new Date(Date.parse(pivot) + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
-		const viaOffset = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?since=${encodeURIComponent(withOffset)}`);
+		const withOffset = new Date(Date.parse(pivot) + 2 * 3_600_000)
+			.toISOString()
+			.replace('Z', '+02:00');
+		const viaOffset = await apiJson<ResponsesPage>(
+			ctx.h,
+			`/forms/${form.id}/responses?since=${encodeURIComponent(withOffset)}`,
+		);
 		expect(viaOffset.total).toBe(all.filter((r) => r.submittedAt > pivot).length);
-		const future = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?since=2999-01-01T00:00:00.000Z`);
+		const future = await apiJson<ResponsesPage>(
+			ctx.h,
+			`/forms/${form.id}/responses?since=2999-01-01T00:00:00.000Z`,
+		);
 		expect(future).toEqual({ responses: [], total: 0, hasMore: false });
-		const past = await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?since=2000-01-01`);
+		const past = await apiJson<ResponsesPage>(
+			ctx.h,
+			`/forms/${form.id}/responses?since=2000-01-01`,
+		);
 		expect(past.total).toBe(all.length);
 	});
 
@@ -139,6 +195,9 @@ describe('since', () => {
 		expect(ids(inclusive.responses)).toEqual(ids(burst).sort().reverse());
 		const oneMsEarlier = new Date(Date.parse(t) - 1).toISOString();
 		await ctx.h.control.updateSettings({ sinceInclusive: false });
-		expect((await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?since=${oneMsEarlier}`)).total).toBe(4);
+		expect(
+			(await apiJson<ResponsesPage>(ctx.h, `/forms/${form.id}/responses?since=${oneMsEarlier}`))
+				.total,
+		).toBe(4);
 	});
 });

@@ -37,7 +37,10 @@ export function normaliseSeed(seed: number | string | undefined): number {
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 const HEX = '0123456789abcdef';
-const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => HEX[b >> 4] + HEX[b & 15]);
+const BYTE_HEX: readonly string[] = Array.from(
+	{ length: 256 },
+	(_, b) => HEX[b >> 4] + HEX[b & 15],
+);
 
 /** mulberry32: one 32-bit word of state, good enough for test data and very cheap to create. */
 export class Prng {
@@ -79,7 +82,11 @@ export class Prng {
 		let out = '';
 		while (out.length < length) {
 			const word = this.next();
-			out += BYTE_HEX[word >>> 24] + BYTE_HEX[(word >>> 16) & 255] + BYTE_HEX[(word >>> 8) & 255] + BYTE_HEX[word & 255];
+			out +=
+				BYTE_HEX[word >>> 24] +
+				BYTE_HEX[(word >>> 16) & 255] +
+				BYTE_HEX[(word >>> 8) & 255] +
+				BYTE_HEX[word & 255];
 		}
 		return out.length === length ? out : out.slice(0, length);
 	}

@@ -10,14 +10,22 @@ describe('FixedWindowRateLimiter (fake clock)', () => {
 		expect(limiter.check('a')).toEqual({ allowed: true });
 		now = 1050;
 		expect(limiter.check('a')).toEqual({ allowed: true });
-		expect(limiter.check('a')).toEqual({ allowed: false, retryAfterMs: 50, limit: { requests: 2, windowMs: 100 } });
+		expect(limiter.check('a')).toEqual({
+			allowed: false,
+			retryAfterMs: 50,
+			limit: { requests: 2, windowMs: 100 },
+		});
 		expect(limiter.check('b')).toEqual({ allowed: true }); // separate key, separate window
 		now = 1099;
 		for (let i = 0; i < 10; i++) expect(limiter.check('a').allowed).toBe(false);
 		now = 1100; // window of 'a' opened at 1000
 		expect(limiter.check('a')).toEqual({ allowed: true });
 		expect(limiter.check('a')).toEqual({ allowed: true });
-		expect(limiter.check('a')).toEqual({ allowed: false, retryAfterMs: 100, limit: { requests: 2, windowMs: 100 } });
+		expect(limiter.check('a')).toEqual({
+			allowed: false,
+			retryAfterMs: 100,
+			limit: { requests: 2, windowMs: 100 },
+		});
 		limiter.configure(false);
 		expect(limiter.check('a')).toEqual({ allowed: true });
 	});
@@ -51,7 +59,9 @@ describe('over HTTP', () => {
 		const refused = await apiGet(h, '/forms');
 		expect(refused.status).toBe(429);
 		expect(refused.headers.get('retry-after')).toBeNull();
-		expect(JSON.parse(refused.text)).toEqual({ error: 'Rate limit exceeded: 3 requests per 60 s per API key' });
+		expect(JSON.parse(refused.text)).toEqual({
+			error: 'Rate limit exceeded: 3 requests per 60 s per API key',
+		});
 		for (let i = 0; i < 5; i++) expect((await apiGet(h, '/forms')).status).toBe(429);
 		// Other keys have their own window; the control API is never limited.
 		expect((await apiGet(h, '/forms', h.keys.business)).status).toBe(200);
@@ -63,7 +73,10 @@ describe('over HTTP', () => {
 	});
 
 	test('Retry-After (whole seconds to the window reset) when retryAfterHeader is on', async () => {
-		await h.control.updateSettings({ retryAfterHeader: true, rateLimit: { requests: 1, windowMs: 2500 } });
+		await h.control.updateSettings({
+			retryAfterHeader: true,
+			rateLimit: { requests: 1, windowMs: 2500 },
+		});
 		expect((await apiGet(h, '/forms')).status).toBe(200);
 		const refused = await apiGet(h, '/forms');
 		expect(refused.status).toBe(429);
@@ -78,7 +91,8 @@ describe('over HTTP', () => {
 
 	test('requests without a valid key are not counted against any key; 403s of a valid key are', async () => {
 		await h.control.updateSettings({ rateLimit: { requests: 2, windowMs: 60_000 } });
-		for (let i = 0; i < 5; i++) expect((await apiGet(h, '/forms', 'fwtf_unknown')).status).toBe(401);
+		for (let i = 0; i < 5; i++)
+			expect((await apiGet(h, '/forms', 'fwtf_unknown')).status).toBe(401);
 		expect((await apiGet(h, '/forms')).status).toBe(200);
 		expect((await apiGet(h, '/forms')).status).toBe(200);
 		expect((await apiGet(h, '/forms')).status).toBe(429);

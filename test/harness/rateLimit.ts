@@ -10,7 +10,8 @@
  */
 import type { RateLimitSettings } from './types';
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number; limit: RateLimitSettings };
+export type RateDecision =
+	{ allowed: true } | { allowed: false; retryAfterMs: number; limit: RateLimitSettings };
 
 interface Window {
 	startedAt: number;
@@ -57,7 +58,11 @@ export class FixedWindowRateLimiter {
 			this.windows.set(key, window);
 		}
 		if (window.count >= requests) {
-			return { allowed: false, retryAfterMs: window.startedAt + windowMs - now, limit: this.settings };
+			return {
+				allowed: false,
+				retryAfterMs: window.startedAt + windowMs - now,
+				limit: this.settings,
+			};
 		}
 		window.count++;
 		return { allowed: true };
@@ -77,10 +82,23 @@ export function validateRateLimit(value: unknown): RateLimitSettings | false {
 	if (value === false) return false;
 	if (typeof value === 'object' && value !== null) {
 		const { requests, windowMs, timeScale } = value as Record<string, unknown>;
-		const scaleOk = timeScale === undefined || (typeof timeScale === 'number' && timeScale > 0 && timeScale <= 1);
-		if (typeof requests === 'number' && Number.isInteger(requests) && requests >= 1 && typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0 && scaleOk) {
-			return timeScale === undefined ? { requests, windowMs } : { requests, windowMs, timeScale: timeScale as number };
+		const scaleOk =
+			timeScale === undefined || (typeof timeScale === 'number' && timeScale > 0 && timeScale <= 1);
+		if (
+			typeof requests === 'number' &&
+			Number.isInteger(requests) &&
+			requests >= 1 &&
+			typeof windowMs === 'number' &&
+			Number.isFinite(windowMs) &&
+			windowMs > 0 &&
+			scaleOk
+		) {
+			return timeScale === undefined
+				? { requests, windowMs }
+				: { requests, windowMs, timeScale: timeScale as number };
 		}
 	}
-	throw new TypeError('rateLimit must be false or { requests: integer >= 1, windowMs: number > 0, timeScale?: number in (0, 1] }');
+	throw new TypeError(
+		'rateLimit must be false or { requests: integer >= 1, windowMs: number > 0, timeScale?: number in (0, 1] }',
+	);
 }

@@ -12,7 +12,13 @@
 import { jsonText } from './globals';
 import { HarnessInputError } from './errors';
 import { ResponseGenerator, type RawResponse } from './generator';
-import type { FormResponse, JsonValue, ResponseDraft, ResponseOrder, ResponseUpdate } from './types';
+import type {
+	FormResponse,
+	JsonValue,
+	ResponseDraft,
+	ResponseOrder,
+	ResponseUpdate,
+} from './types';
 
 export interface PageQuery {
 	offset: number;
@@ -74,7 +80,9 @@ export class ResponseStore {
 	/** JSON text of a record; the fast path for seeded records (see generator.ts). */
 	json(index: number): string {
 		const stored = this.stored.get(index);
-		return stored !== undefined ? jsonText(stored) : this.generator.toJson(this.generator.raw(index, this.ts[index]));
+		return stored !== undefined
+			? jsonText(stored)
+			: this.generator.toJson(this.generator.raw(index, this.ts[index]));
 	}
 
 	/**
@@ -85,7 +93,9 @@ export class ResponseStore {
 	row(index: number): RawResponse {
 		const stored = this.stored.get(index);
 		if (stored === undefined) return this.generator.raw(index, this.ts[index]);
-		const values = new Array<JsonValue | undefined>(this.generator.answerable.length).fill(undefined);
+		const values = new Array<JsonValue | undefined>(this.generator.answerable.length).fill(
+			undefined,
+		);
 		for (const answer of stored.answers) {
 			const slot = this.generator.answerable.findIndex((q) => q.id === answer.questionId);
 			if (slot >= 0 && values[slot] === undefined) values[slot] = answer.value;
@@ -182,7 +192,8 @@ export class ResponseStore {
 
 	private positionOf(index: number): number {
 		const pos = this.insertionPoint(index) - 1;
-		if (pos < 0 || this.order[pos] !== index) throw new Error(`record ${index} is not in the order`);
+		if (pos < 0 || this.order[pos] !== index)
+			throw new Error(`record ${index} is not in the order`);
 		return pos;
 	}
 
@@ -223,15 +234,19 @@ export class ResponseStore {
 		const seenIds = new Set<string>();
 		for (const draft of drafts) {
 			if (draft.id === undefined) continue;
-			if (typeof draft.id !== 'string' || draft.id === '') throw new HarnessInputError('id must be a non-empty string');
+			if (typeof draft.id !== 'string' || draft.id === '')
+				throw new HarnessInputError('id must be a non-empty string');
 			if (seenIds.has(draft.id) || this.findRecord(draft.id) >= 0) {
 				throw new HarnessInputError(`a response with id ${draft.id} already exists`);
 			}
 			// An id the harness would make for a later record would collide with it.
-			if (this.generator.recordOf(draft.id) >= 0) throw new HarnessInputError(`id ${draft.id} is reserved for a generated response`);
+			if (this.generator.recordOf(draft.id) >= 0)
+				throw new HarnessInputError(`id ${draft.id} is reserved for a generated response`);
 			seenIds.add(draft.id);
 		}
-		const parsed = drafts.map((d) => (d.submittedAt === undefined ? nowMs : parseTimestamp(d.submittedAt, 'submittedAt')));
+		const parsed = drafts.map((d) =>
+			d.submittedAt === undefined ? nowMs : parseTimestamp(d.submittedAt, 'submittedAt'),
+		);
 		this.ensureCapacity(drafts.length);
 		const created: FormResponse[] = [];
 		const indices: number[] = [];
@@ -257,8 +272,11 @@ export class ResponseStore {
 		});
 		// New records sit past `count` until placed. The usual case (submitted now, in order)
 		// is a plain append; anything else is placed by binary search or merged.
-		const sortedAmongThemselves = indices.every((index, i) => i === 0 || this.compare(indices[i - 1], index) < 0);
-		const afterAllExisting = this.count === 0 || this.compare(this.order[this.count - 1], indices[0]) < 0;
+		const sortedAmongThemselves = indices.every(
+			(index, i) => i === 0 || this.compare(indices[i - 1], index) < 0,
+		);
+		const afterAllExisting =
+			this.count === 0 || this.compare(this.order[this.count - 1], indices[0]) < 0;
 		const appendOnly = indices.length > 0 && sortedAmongThemselves && afterAllExisting;
 		if (appendOnly) {
 			for (const index of indices) this.order[this.count++] = index;
@@ -279,7 +297,10 @@ export class ResponseStore {
 		if (index < 0) return null;
 		const current = this.record(index);
 		const oldMs = this.ts[index];
-		const newMs = patch.submittedAt !== undefined ? parseTimestamp(patch.submittedAt, 'submittedAt') : Math.max(nowMs, oldMs + 1);
+		const newMs =
+			patch.submittedAt !== undefined
+				? parseTimestamp(patch.submittedAt, 'submittedAt')
+				: Math.max(nowMs, oldMs + 1);
 		const variant = (this.updates.get(index) ?? 0) + 1;
 		this.updates.set(index, variant);
 		const regenerated = this.generator.content(index, variant);

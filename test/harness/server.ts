@@ -51,7 +51,12 @@ function fail(res: ServerResponse, error: unknown): void {
 	sendError(res, 500, `Harness error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
+async function serveApi(
+	state: HarnessState,
+	req: IncomingMessage,
+	res: ServerResponse,
+	target: RequestTarget,
+): Promise<void> {
 	const method = req.method ?? 'GET';
 	const entry: RequestLogEntry = {
 		method,
@@ -92,7 +97,13 @@ async function serveApi(state: HarnessState, req: IncomingMessage, res: ServerRe
 		// Synchronous answers are complete here; record them before any later log read can race 'finish'.
 		settle();
 	};
-	await state.hooks.around(req, res, () => formOfTarget(state, target), insertResponses(state), answer);
+	await state.hooks.around(
+		req,
+		res,
+		() => formOfTarget(state, target),
+		insertResponses(state),
+		answer,
+	);
 }
 
 /* Helpers of the ordering and stream hooks (hooks.ts). */
@@ -107,16 +118,26 @@ function formOfTarget(state: HarnessState, target: RequestTarget): HarnessForm |
 /** Inserts generated responses submitted at the service clock's now, as the control API does. */
 function insertResponses(state: HarnessState): (form: HarnessForm, count: number) => void {
 	return (form, count) => {
-		if (count > 0) form.store.insert(Array.from({ length: count }, () => ({})), state.nowMs());
+		if (count > 0)
+			form.store.insert(
+				Array.from({ length: count }, () => ({})),
+				state.nowMs(),
+			);
 	};
 }
 
 /** Sends the fault's answer; returns false if the request should still be handled (delay). */
-function applyFault(fault: FaultKind, req: IncomingMessage, res: ServerResponse, nowMs: number): boolean {
+function applyFault(
+	fault: FaultKind,
+	req: IncomingMessage,
+	res: ServerResponse,
+	nowMs: number,
+): boolean {
 	switch (fault.kind) {
 		case 'status': {
 			const headers: Record<string, string> = {};
-			if (fault.retryAfterSeconds !== undefined) headers['Retry-After'] = String(fault.retryAfterSeconds);
+			if (fault.retryAfterSeconds !== undefined)
+				headers['Retry-After'] = String(fault.retryAfterSeconds);
 			if (fault.retryAfterDateOffsetMs !== undefined) {
 				headers['Retry-After'] = new Date(nowMs + fault.retryAfterDateOffsetMs).toUTCString();
 			}

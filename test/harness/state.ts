@@ -23,7 +23,8 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
 
 /** Validates a (partial) settings object from options, CLI or the control API. */
 export function parseSettingsPatch(input: unknown): Partial<HarnessSettings> {
-	if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new HarnessInputError('settings must be a JSON object');
+	if (typeof input !== 'object' || input === null || Array.isArray(input))
+		throw new HarnessInputError('settings must be a JSON object');
 	const o = input as Record<string, unknown>;
 	const patch: Partial<HarnessSettings> = {};
 	for (const name of Object.keys(o)) {
@@ -36,19 +37,25 @@ export function parseSettingsPatch(input: unknown): Partial<HarnessSettings> {
 		patch.responseOrder = o.responseOrder;
 	}
 	if (o.sinceInclusive !== undefined) {
-		if (typeof o.sinceInclusive !== 'boolean') throw new HarnessInputError('sinceInclusive must be a boolean');
+		if (typeof o.sinceInclusive !== 'boolean')
+			throw new HarnessInputError('sinceInclusive must be a boolean');
 		patch.sinceInclusive = o.sinceInclusive;
 	}
 	if (o.retryAfterHeader !== undefined) {
-		if (typeof o.retryAfterHeader !== 'boolean') throw new HarnessInputError('retryAfterHeader must be a boolean');
+		if (typeof o.retryAfterHeader !== 'boolean')
+			throw new HarnessInputError('retryAfterHeader must be a boolean');
 		patch.retryAfterHeader = o.retryAfterHeader;
 	}
 	if (o.clockOffsetMs !== undefined) {
-		if (typeof o.clockOffsetMs !== 'number' || !Number.isFinite(o.clockOffsetMs)) throw new HarnessInputError('clockOffsetMs must be a number');
+		if (typeof o.clockOffsetMs !== 'number' || !Number.isFinite(o.clockOffsetMs))
+			throw new HarnessInputError('clockOffsetMs must be a number');
 		patch.clockOffsetMs = o.clockOffsetMs;
 	}
 	if (o.pageSizeCap !== undefined) {
-		if (o.pageSizeCap !== false && (typeof o.pageSizeCap !== 'number' || !Number.isInteger(o.pageSizeCap) || o.pageSizeCap < 1)) {
+		if (
+			o.pageSizeCap !== false &&
+			(typeof o.pageSizeCap !== 'number' || !Number.isInteger(o.pageSizeCap) || o.pageSizeCap < 1)
+		) {
 			throw new HarnessInputError('pageSizeCap must be false or an integer >= 1');
 		}
 		patch.pageSizeCap = o.pageSizeCap;
@@ -64,7 +71,8 @@ export function parseSettingsPatch(input: unknown): Partial<HarnessSettings> {
 }
 
 function integerAtLeast(name: string, value: number, min: number): number {
-	if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}`);
+	if (!Number.isInteger(value) || value < min)
+		throw new RangeError(`${name} must be an integer >= ${min}`);
 	return value;
 }
 
@@ -84,7 +92,14 @@ export class HarnessState {
 	constructor(options: HarnessOptions) {
 		this.seed = normaliseSeed(options.seed);
 		this.largeFormResponses = options.largeFormResponses ?? 0;
-		const { port: _port, seed: _seed, largeFormResponses: _large, requestLogLimit, merkleMaxLeaves, ...settings } = options;
+		const {
+			port: _port,
+			seed: _seed,
+			largeFormResponses: _large,
+			requestLogLimit,
+			merkleMaxLeaves,
+			...settings
+		} = options;
 		// Options may carry undefined for settings left at their default.
 		const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
 		this.initialSettings = { ...DEFAULT_SETTINGS, ...parseSettingsPatch(given) };

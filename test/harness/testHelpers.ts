@@ -10,25 +10,42 @@ export interface ApiResult {
 }
 
 /** GET an API path (relative to the base URL) with a key; `null` sends no Authorization header. */
-export async function apiGet(harness: RunningHarness, path: string, key: string | null = harness.keys.team, headers: Record<string, string> = {}): Promise<ApiResult> {
+export async function apiGet(
+	harness: RunningHarness,
+	path: string,
+	key: string | null = harness.keys.team,
+	headers: Record<string, string> = {},
+): Promise<ApiResult> {
 	const response = await fetch(`${harness.baseUrl}${path}`, {
 		headers: key === null ? headers : { Authorization: `Bearer ${key}`, ...headers },
 	});
 	return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-export async function apiJson<T>(harness: RunningHarness, path: string, key: string | null = harness.keys.team): Promise<T> {
+export async function apiJson<T>(
+	harness: RunningHarness,
+	path: string,
+	key: string | null = harness.keys.team,
+): Promise<T> {
 	const result = await apiGet(harness, path, key);
 	if (result.status !== 200) throw new Error(`GET ${path}: ${result.status} ${result.text}`);
 	return JSON.parse(result.text) as T;
 }
 
 /** Reads every page the way the contract says a client should: raise offset by the page length until hasMore is false. */
-export async function readAllPages(harness: RunningHarness, formId: string, limit: number, extra = ''): Promise<{ responses: FormResponse[]; totals: number[] }> {
+export async function readAllPages(
+	harness: RunningHarness,
+	formId: string,
+	limit: number,
+	extra = '',
+): Promise<{ responses: FormResponse[]; totals: number[] }> {
 	const responses: FormResponse[] = [];
 	const totals: number[] = [];
-	for (let offset = 0; ; ) {
-		const page = await apiJson<ResponsesPage>(harness, `/forms/${formId}/responses?limit=${limit}&offset=${offset}${extra}`);
+	for (let offset = 0; ;) {
+		const page = await apiJson<ResponsesPage>(
+			harness,
+			`/forms/${formId}/responses?limit=${limit}&offset=${offset}${extra}`,
+		);
 		responses.push(...page.responses);
 		totals.push(page.total);
 		offset += page.responses.length;
@@ -57,7 +74,10 @@ export interface HarnessContext {
  * Starts a harness for the test file (rate limit off unless given), resets its data after each
  * test when asked, and closes it after the last one.
  */
-export function useHarness(options: HarnessOptions = {}, { resetAfterEach = true } = {}): HarnessContext {
+export function useHarness(
+	options: HarnessOptions = {},
+	{ resetAfterEach = true } = {},
+): HarnessContext {
 	const context: HarnessContext = {
 		h: undefined as unknown as RunningHarness,
 		forms: [],

@@ -5,7 +5,8 @@
  */
 
 /** Any JSON value. Answer values are strings on the live service, but not always. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+	string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export type Plan = 'free' | 'pro' | 'team' | 'business';
 
@@ -192,8 +193,7 @@ export interface ResponseDraft {
 
 /** Body of `POST /__harness/forms/:id/responses`: explicit drafts, or `count` generated ones. */
 export type SubmitRequest =
-	| { responses: ResponseDraft[] }
-	| { count: number; submittedAt?: string };
+	{ responses: ResponseDraft[] } | { count: number; submittedAt?: string };
 
 /** Body of `PATCH /__harness/forms/:id/responses/:responseId`. Default: newer submittedAt, new answers. */
 export interface ResponseUpdate {
@@ -210,7 +210,13 @@ export type FaultKind =
 	 * (whole seconds) or retryAfterDateOffsetMs (an HTTP date this far from the service clock,
 	 * negative for a date already past) is set.
 	 */
-	| { kind: 'status'; status: 429 | 500 | 502 | 503; retryAfterSeconds?: number; retryAfterDateOffsetMs?: number; message?: string }
+	| {
+			kind: 'status';
+			status: 429 | 500 | 502 | 503;
+			retryAfterSeconds?: number;
+			retryAfterDateOffsetMs?: number;
+			message?: string;
+	  }
 	/** Wait this long, then handle the request normally. */
 	| { kind: 'delay'; ms: number }
 	/** 200 with a JSON content type and a truncated JSON body. */

@@ -8,9 +8,54 @@
 import type { Prng } from './prng';
 import type { JsonValue, Question } from './types';
 
-const FIRST_NAMES = ['Alice', 'Bob', 'Chidi', 'Dana', 'Eun-ji', 'Farah', 'Gustavo', 'Hana', 'Ivan', 'José', 'Kai', 'Léa', 'Mateo', 'Nia', 'Omar', 'Priya'];
-const WORDS = ['great', 'fast', 'wallet', 'gas', 'mint', 'export', 'clean', 'confusing', 'love', 'docs', 'onboarding', 'support', 'bridge', 'token', 'gate', 'community'];
-const ENS_WORDS = ['vitalik', 'punk', 'degen', 'builder', 'anon', 'frens', 'moon', 'satoshi', 'gm', 'based'];
+const FIRST_NAMES = [
+	'Alice',
+	'Bob',
+	'Chidi',
+	'Dana',
+	'Eun-ji',
+	'Farah',
+	'Gustavo',
+	'Hana',
+	'Ivan',
+	'José',
+	'Kai',
+	'Léa',
+	'Mateo',
+	'Nia',
+	'Omar',
+	'Priya',
+];
+const WORDS = [
+	'great',
+	'fast',
+	'wallet',
+	'gas',
+	'mint',
+	'export',
+	'clean',
+	'confusing',
+	'love',
+	'docs',
+	'onboarding',
+	'support',
+	'bridge',
+	'token',
+	'gate',
+	'community',
+];
+const ENS_WORDS = [
+	'vitalik',
+	'punk',
+	'degen',
+	'builder',
+	'anon',
+	'frens',
+	'moon',
+	'satoshi',
+	'gm',
+	'based',
+];
 /** Text that breaks naive CSV writers and JSON handling; used for a small share of text answers. */
 const TRICKY_TEXT = [
 	'Love it, but "export" needs work',
@@ -72,7 +117,10 @@ export function answerValue(question: Question, rng: Prng): JsonValue {
 		case 'LONG_TEXT':
 			return longText(rng);
 		case 'EMAIL':
-			return `${rng.pick(FIRST_NAMES).toLowerCase().replace(/[^a-z]/g, '')}${rng.int(1, 999)}@${rng.pick(DOMAINS)}`;
+			return `${rng
+				.pick(FIRST_NAMES)
+				.toLowerCase()
+				.replace(/[^a-z]/g, '')}${rng.int(1, 999)}@${rng.pick(DOMAINS)}`;
 		case 'PHONE':
 			return `+1${rng.int(200, 989)}555${`${rng.int(0, 9999)}`.padStart(4, '0')}`;
 		case 'URL':

@@ -13,15 +13,20 @@ import { PROPERTIES } from './oracle';
 
 async function main(): Promise<void> {
 	const options = fuzzOptionsFromEnv(100_000);
-	const wanted = process.env.FORMSWTF_FUZZ_PROPERTY?.split(',').map((id) => id.trim()).filter(Boolean);
+	const wanted = process.env.FORMSWTF_FUZZ_PROPERTY?.split(',')
+		.map((id) => id.trim())
+		.filter(Boolean);
 	for (const id of wanted ?? []) {
-		if (!(id in PROPERTIES)) throw new Error(`Unknown property ${id}; one of ${Object.keys(PROPERTIES).join(', ')}`);
+		if (!(id in PROPERTIES))
+			throw new Error(`Unknown property ${id}; one of ${Object.keys(PROPERTIES).join(', ')}`);
 	}
 	const properties = wanted as PropertyId[] | undefined;
 	const started = Date.now();
 	let runs = 0;
 	let lastReport = started;
-	process.stderr.write(`fuzzing ${properties?.join(', ') ?? 'every property'}: ${options.runs} schedules from seed ${options.seed}\n`);
+	process.stderr.write(
+		`fuzzing ${properties?.join(', ') ?? 'every property'}: ${options.runs} schedules from seed ${options.seed}\n`,
+	);
 	const result = await fuzz(properties, {
 		...options,
 		onRun: () => {
@@ -36,7 +41,9 @@ async function main(): Promise<void> {
 	});
 	const seconds = (Date.now() - started) / 1000;
 	console.log(result.report);
-	console.log(`${result.schedulesRun} schedules in ${seconds.toFixed(1)} s: ${(result.schedulesRun / seconds).toFixed(1)} per second`);
+	console.log(
+		`${result.schedulesRun} schedules in ${seconds.toFixed(1)} s: ${(result.schedulesRun / seconds).toFixed(1)} per second`,
+	);
 	process.exitCode = result.failed ? 1 : 0;
 }
 

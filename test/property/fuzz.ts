@@ -58,17 +58,23 @@ export function fuzzOptionsFromEnv(defaultRuns: number): FuzzOptions {
 	const runs = Number(process.env.FORMSWTF_FUZZ_RUNS ?? defaultRuns);
 	const seed = Number(process.env.FORMSWTF_FUZZ_SEED ?? DEFAULT_SEED);
 	const path = process.env.FORMSWTF_FUZZ_PATH || undefined;
-	if (!Number.isInteger(runs) || runs < 1) throw new Error('FORMSWTF_FUZZ_RUNS must be a whole number, 1 or more');
+	if (!Number.isInteger(runs) || runs < 1)
+		throw new Error('FORMSWTF_FUZZ_RUNS must be a whole number, 1 or more');
 	if (!Number.isInteger(seed)) throw new Error('FORMSWTF_FUZZ_SEED must be an integer');
 	return { runs, seed, path };
 }
 
 /** Checks one property (or all, `properties` undefined) over `runs` generated schedules. */
-export async function fuzz(properties: PropertyId[] | undefined, options: FuzzOptions): Promise<FuzzResult> {
+export async function fuzz(
+	properties: PropertyId[] | undefined,
+	options: FuzzOptions,
+): Promise<FuzzResult> {
 	const started = Date.now();
 	let schedulesRun = 0;
 	const relevant = (violations: Violation[]) =>
-		properties === undefined ? violations : violations.filter((v) => properties.includes(v.property));
+		properties === undefined
+			? violations
+			: violations.filter((v) => properties.includes(v.property));
 	const property = fc.asyncProperty(scheduleArbitrary, async (schedule) => {
 		schedulesRun++;
 		const trace = await traceOf(schedule);
@@ -84,10 +90,20 @@ export async function fuzz(properties: PropertyId[] | undefined, options: FuzzOp
 		markInterruptAsFailure: false,
 	});
 	const ms = Date.now() - started;
-	const name = properties === undefined ? 'the trigger\'s promise' : properties.map((id) => PROPERTIES[id]).join(', ');
+	const name =
+		properties === undefined
+			? "the trigger's promise"
+			: properties.map((id) => PROPERTIES[id]).join(', ');
 	if (!details.failed || !details.counterexample) {
-		const note = details.interrupted ? ` (time limit reached after ${details.numRuns} schedules)` : '';
-		return { failed: false, schedulesRun, ms, report: `${name}: ${details.numRuns} schedules passed in ${ms} ms${note}` };
+		const note = details.interrupted
+			? ` (time limit reached after ${details.numRuns} schedules)`
+			: '';
+		return {
+			failed: false,
+			schedulesRun,
+			ms,
+			report: `${name}: ${details.numRuns} schedules passed in ${ms} ms${note}`,
+		};
 	}
 	const [counterexample] = details.counterexample;
 	const trace = await traceOf(counterexample);
@@ -124,6 +140,7 @@ export function formatPolls(trace: Trace, max = 30): string {
 				(poll.errors.length ? ` ERROR ${poll.errors.join(' | ').slice(0, 160)}` : ''),
 		);
 	}
-	if (lines.length > max) return [...lines.slice(0, max), `  … ${lines.length - max} more`].join('\n');
+	if (lines.length > max)
+		return [...lines.slice(0, max), `  … ${lines.length - max} more`].join('\n');
 	return lines.join('\n') + `\n  (${trace.finalPolls} final polls)`;
 }

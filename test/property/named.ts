@@ -36,7 +36,13 @@ export function settingsWith(patch: Partial<FuzzSettings>): FuzzSettings {
 
 export function serverFor(settings: FuzzSettings): SimServer {
 	return new Server(
-		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
+		{
+			since: settings.since,
+			order: settings.order,
+			pageCap: settings.pageCap,
+			totalAbsent: settings.totalAbsent,
+			requestMs: REQUEST_MS,
+		},
 		startMs(settings),
 		settings.formCount,
 	);
@@ -48,7 +54,10 @@ afterEach(() => {
 	undoWaits = undefined;
 });
 
-export function setUp(patch: Partial<FuzzSettings>, server = serverFor(settingsWith(patch))): { server: SimServer; driver: Driver } {
+export function setUp(
+	patch: Partial<FuzzSettings>,
+	server = serverFor(settingsWith(patch)),
+): { server: SimServer; driver: Driver } {
 	const settings = settingsWith(patch);
 	undoWaits = useVirtualWaits(server);
 	return { server, driver: new Driver(server, settings) };
@@ -56,7 +65,9 @@ export function setUp(patch: Partial<FuzzSettings>, server = serverFor(settingsW
 
 /** The ids of a form's responses that exist now, in creation order. */
 export function aliveIds(server: SimServer, formId = 'form0'): string[] {
-	return server.responses.filter((r) => r.formId === formId && r.deletedAtMs === undefined).map((r) => r.id);
+	return server.responses
+		.filter((r) => r.formId === formId && r.deletedAtMs === undefined)
+		.map((r) => r.id);
 }
 
 export function timesEmitted(emitted: Emitted[], id: string): number {
@@ -66,13 +77,20 @@ export function timesEmitted(emitted: Emitted[], id: string): number {
 /** Plain polls on a healthy server until `quiet` in a row emit nothing. */
 export async function drain(driver: Driver): Promise<void> {
 	await driver.drain();
-	const trace = { schedule: { settings: driver.settings, steps: [] }, server: driver.server, watchedFormIds: driver.watchedFormIds, polls: driver.polls, emitted: driver.emitted, finalPolls: 0 };
+	const trace = {
+		schedule: { settings: driver.settings, steps: [] },
+		server: driver.server,
+		watchedFormIds: driver.watchedFormIds,
+		polls: driver.polls,
+		emitted: driver.emitted,
+		finalPolls: 0,
+	};
 	const violations = check(trace);
-	if (violations.length) throw new Error(`the oracle also objects:\n${formatViolations(violations)}`);
+	if (violations.length)
+		throw new Error(`the oracle also objects:\n${formatViolations(violations)}`);
 }
 
 export function cursorOf(driver: Driver, formId: string): IDataObject | undefined {
 	const forms = driver.session.triggerState?.forms as IDataObject | undefined;
 	return forms?.[formId] as IDataObject | undefined;
 }
-

@@ -73,20 +73,31 @@ export function check(trace: Trace): Violation[] {
 			for (let i = 1; i < list.length; i++) {
 				const [before, after] = [atOf(list[i - 1]), atOf(list[i])];
 				if (before !== undefined && after !== undefined && after - before >= lookBackMs) continue;
-				add('P1i', `Updated Responses = Ignore, yet ${id} was emitted again within the look-back window: ${list.map(describe).join('; ')}`);
+				add(
+					'P1i',
+					`Updated Responses = Ignore, yet ${id} was emitted again within the look-back window: ${list.map(describe).join('; ')}`,
+				);
 				break;
 			}
 		}
 		for (let i = 1; i < list.length; i++) {
 			const [before, after] = [list[i - 1], list[i]];
 			if (versionOf(after.tag) > versionOf(before.tag)) continue;
-			if (!usable(before.submittedAt) && !usable(after.submittedAt) && before.tag === after.tag) continue; // P3's
-			add('P1', `${id} emitted again without a newer version: ${describe(before)} then ${describe(after)}`);
+			if (!usable(before.submittedAt) && !usable(after.submittedAt) && before.tag === after.tag)
+				continue; // P3's
+			add(
+				'P1',
+				`${id} emitted again without a newer version: ${describe(before)} then ${describe(after)}`,
+			);
 		}
 		const garbled = list.filter((e) => !usable(e.submittedAt));
 		for (const tag of new Set(garbled.map((e) => e.tag))) {
 			const times = garbled.filter((e) => e.tag === tag);
-			if (times.length > 1) add('P3', `${tag} (submittedAt unusable) emitted ${times.length} times: ${times.map(describe).join('; ')}`);
+			if (times.length > 1)
+				add(
+					'P3',
+					`${tag} (submittedAt unusable) emitted ${times.length} times: ${times.map(describe).join('; ')}`,
+				);
 		}
 	}
 
@@ -95,7 +106,10 @@ export function check(trace: Trace): Violation[] {
 	let activatedAtMs: number | undefined;
 	if (!activation) {
 		const after = trace.polls.find((p) => p.errors.length === 0)?.activatedAtMsAfter;
-		add('P2a', `no poll left a numeric top-level activatedAtMs in the trigger's static data (found ${JSON.stringify(after)})`);
+		add(
+			'P2a',
+			`no poll left a numeric top-level activatedAtMs in the trigger's static data (found ${JSON.stringify(after)})`,
+		);
 	} else {
 		activatedAtMs = activation.activatedAtMsAfter as number;
 		const firstRequestMs = activation.requests[0]?.atMs ?? activation.startMs;
@@ -108,7 +122,10 @@ export function check(trace: Trace): Violation[] {
 		}
 		for (const poll of trace.polls.slice(activation.index + 1)) {
 			if (poll.activatedAtMsAfter !== undefined && poll.activatedAtMsAfter !== activatedAtMs) {
-				add('P2a', `activatedAtMs changed from ${iso(activatedAtMs)} to ${JSON.stringify(poll.activatedAtMsAfter)} at poll ${poll.index}`);
+				add(
+					'P2a',
+					`activatedAtMs changed from ${iso(activatedAtMs)} to ${JSON.stringify(poll.activatedAtMsAfter)} at poll ${poll.index}`,
+				);
 				break;
 			}
 		}
@@ -139,12 +156,17 @@ export function check(trace: Trace): Violation[] {
 			} else if (
 				response.versions[0].atMs >= newFromMs &&
 				// A version without a date shown at activation cannot be told from an existing one.
-				!response.versions.some((v) => v.garble !== undefined && v.atMs <= (activation as PollRecord).endMs) &&
+				!response.versions.some(
+					(v) => v.garble !== undefined && v.atMs <= (activation as PollRecord).endMs,
+				) &&
 				!emittedIds.has(response.id)
 			) {
 				// Ignore: required once it was new when it first appeared (with a usable date: an undated
 				// first version that existed at activation cannot be told apart from an existing one).
-				add('P2b', `${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, new from ${iso(newFromMs)}) was never emitted`);
+				add(
+					'P2b',
+					`${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, new from ${iso(newFromMs)}) was never emitted`,
+				);
 			}
 		}
 		// P2c: nothing from before activation, nothing unwatched.
@@ -154,40 +176,67 @@ export function check(trace: Trace): Violation[] {
 			if (!response || !version) {
 				add('P2c', `emitted something the service never had: ${describe(e)}`);
 			} else if (!watched.has(response.formId) || e.formId !== response.formId) {
-				add('P2c', `emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`);
+				add(
+					'P2c',
+					`emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`,
+				);
 			} else if (!usable(e.submittedAt)) {
 				// Without a date the trigger cannot tell an existing response from a new one: it is
 				// emitted once (P3), unless handled before with a date it still remembers (README).
 				continue;
-			} else if (version.atMs < newFromMs && response.visibleAtMs <= (activation as PollRecord).startMs) {
+			} else if (
+				version.atMs < newFromMs &&
+				response.visibleAtMs <= (activation as PollRecord).startMs
+			) {
 				// A response that showed up only after activation began (late-visible) was not there
 				// to count as existing, and may be emitted (README: the look-back window).
-				add('P2c', `emitted ${describe(e)}, submitted ${iso(version.atMs)} (before ${iso(newFromMs)}) and shown before activation ${iso(at)}`);
+				add(
+					'P2c',
+					`emitted ${describe(e)}, submitted ${iso(version.atMs)} (before ${iso(newFromMs)}) and shown before activation ${iso(at)}`,
+				);
 			}
 		}
 	}
 
 	// P6: a selected form the service does not have is named.
-	const missingSelected = settings.watch === 'selectedForms' && selectedFormIds(settings).includes(MISSING_FORM_ID);
+	const missingSelected =
+		settings.watch === 'selectedForms' && selectedFormIds(settings).includes(MISSING_FORM_ID);
 	const namesMissing = (error: string) => error.includes(`"${MISSING_FORM_ID}"`);
-	if (missingSelected && activatedAtMs !== undefined && !trace.polls.some((poll) => poll.errors.some(namesMissing))) {
-		add('P6', `the selection holds ${MISSING_FORM_ID}, which the service does not have, and no poll reported it`);
+	if (
+		missingSelected &&
+		activatedAtMs !== undefined &&
+		!trace.polls.some((poll) => poll.errors.some(namesMissing))
+	) {
+		add(
+			'P6',
+			`the selection holds ${MISSING_FORM_ID}, which the service does not have, and no poll reported it`,
+		);
 	}
 	for (const poll of trace.polls) {
 		// P4a: no failure while healthy (but the report of a selected form that does not exist).
 		const failures = poll.errors.filter((error) => !(missingSelected && namesMissing(error)));
 		if (poll.healthyAtStart && failures.length) {
-			add('P4a', `poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${failures.join(' | ')}`);
+			add(
+				'P4a',
+				`poll ${poll.index} (${describePoll(poll)}) failed with nothing pending on the server: ${failures.join(' | ')}`,
+			);
 		}
 		// P4c: the report of one failing form never fails n8n's activation poll.
-		const aboutOneForm = poll.errors.filter((error) => /^(Selected form|Form|Access to form) "/.test(error));
+		const aboutOneForm = poll.errors.filter((error) =>
+			/^(Selected form|Form|Access to form) "/.test(error),
+		);
 		if (settings.watch !== 'form' && poll.activationFailed && aboutOneForm.length) {
-			add('P4c', `n8n's activation poll ${poll.index} (${describePoll(poll)}) failed on one form: ${aboutOneForm.join(' | ')}`);
+			add(
+				'P4c',
+				`n8n's activation poll ${poll.index} (${describePoll(poll)}) failed on one form: ${aboutOneForm.join(' | ')}`,
+			);
 		}
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials) {
-			const denied = [...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`))];
+			const denied = [
+				...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`)),
+			];
 			const emittedTags = new Set(poll.emitted.map((e) => e.tag));
 			const held = poll.withoutDenials.otherTags.filter((tag) => !emittedTags.has(tag));
 			if (denied.length && held.length) {

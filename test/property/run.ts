@@ -82,7 +82,12 @@ const MAX_FINAL_POLLS = 80;
 export function toServerEvent(event: EventStep, settings: FuzzSettings): ServerEvent {
 	if (event.kind !== 'late') return event;
 	const windowMs = Math.max(0, settings.lookBackMinutes * 60_000 - 1_000);
-	return { kind: 'late', form: event.form, count: event.count, lateByMs: Math.floor((windowMs * event.permille) / 1000) };
+	return {
+		kind: 'late',
+		form: event.form,
+		count: event.count,
+		lateByMs: Math.floor((windowMs * event.permille) / 1000),
+	};
 }
 
 /** The start of the schedule's virtual clock. */
@@ -103,7 +108,13 @@ export function triggerParameters(settings: FuzzSettings): IDataObject {
 		output: 'raw',
 	};
 	if (settings.version === 1) {
-		return { ...watched, options: { lookBackMinutes: settings.lookBackMinutes, updatedResponses: settings.updatedResponses } };
+		return {
+			...watched,
+			options: {
+				lookBackMinutes: settings.lookBackMinutes,
+				updatedResponses: settings.updatedResponses,
+			},
+		};
 	}
 	const sinceMs = emitSinceMs(settings);
 	return {
@@ -118,7 +129,13 @@ export function triggerParameters(settings: FuzzSettings): IDataObject {
 
 export function buildServer(settings: FuzzSettings): SimServer {
 	const server = new SimServer(
-		{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: settings.totalAbsent, requestMs: REQUEST_MS },
+		{
+			since: settings.since,
+			order: settings.order,
+			pageCap: settings.pageCap,
+			totalAbsent: settings.totalAbsent,
+			requestMs: REQUEST_MS,
+		},
 		startMs(settings),
 		settings.formCount,
 	);
@@ -140,7 +157,12 @@ export class Driver {
 		readonly settings: FuzzSettings,
 		randomSeed = 1,
 	) {
-		this.session = new SimTriggerSession(server, triggerParameters(settings), randomSeed, settings.version);
+		this.session = new SimTriggerSession(
+			server,
+			triggerParameters(settings),
+			randomSeed,
+			settings.version,
+		);
 	}
 
 	get watchedFormIds(): string[] {
@@ -154,10 +176,16 @@ export class Driver {
 		this.step = step;
 	}
 
-	async poll(options: { budgetMs?: number; discarded?: boolean; final?: boolean } = {}): Promise<PollRecord> {
-		return await this.record(options.discarded ? 'discarded' : options.final ? 'final' : 'poll', options.budgetMs, async () => [
-			await this.session.poll({ pollBudgetMs: options.budgetMs, discarded: options.discarded }),
-		]);
+	async poll(
+		options: { budgetMs?: number; discarded?: boolean; final?: boolean } = {},
+	): Promise<PollRecord> {
+		return await this.record(
+			options.discarded ? 'discarded' : options.final ? 'final' : 'poll',
+			options.budgetMs,
+			async () => [
+				await this.session.poll({ pollBudgetMs: options.budgetMs, discarded: options.discarded }),
+			],
+		);
 	}
 
 	async pollTogether(): Promise<PollRecord> {
@@ -178,7 +206,9 @@ export class Driver {
 		const firstRequest = this.server.log.length;
 		const faultsPending = this.server.faults.length > 0;
 		const denialsPending = this.server.forms.some((form) => form.denial !== undefined);
-		const listedFormIds = this.server.forms.filter((form) => !form.hidden && this.watchedFormIds.includes(form.id)).map((form) => form.id);
+		const listedFormIds = this.server.forms
+			.filter((form) => !form.hidden && this.watchedFormIds.includes(form.id))
+			.map((form) => form.id);
 		const startMs = this.server.now;
 		const waitedBefore = this.server.waitedMs;
 		const outcomes = await run();
@@ -217,8 +247,12 @@ export class Driver {
 	 * When forms are denied and nothing else is pending: the same poll on a copy of the service
 	 * without the denials, from the same static data, and what it emits for the other forms.
 	 */
-	private async pollWithoutDenials(budgetMs: number | undefined): Promise<PollRecord['withoutDenials']> {
-		const denied = this.server.forms.filter((form) => form.denial !== undefined).map((form) => form.id);
+	private async pollWithoutDenials(
+		budgetMs: number | undefined,
+	): Promise<PollRecord['withoutDenials']> {
+		const denied = this.server.forms
+			.filter((form) => form.denial !== undefined)
+			.map((form) => form.id);
 		if (!denied.length || this.server.faults.length || this.server.armedCount) return undefined;
 		const server = this.server.clone();
 		for (const form of server.forms) delete form.denial;
@@ -229,7 +263,11 @@ export class Driver {
 				.map((item) => this.toEmitted(item, -1))
 				.filter((e) => !denied.includes(e.formId))
 				.map((e) => e.tag);
-			return { deniedFormIds: denied, otherTags, ...(outcome.error && { error: outcome.error.message }) };
+			return {
+				deniedFormIds: denied,
+				otherTags,
+				...(outcome.error && { error: outcome.error.message }),
+			};
 		} finally {
 			undoWaits();
 			useVirtualWaits(this.server);
@@ -259,7 +297,8 @@ export class Driver {
 			const record = await this.poll({ final: true });
 			polls++;
 			// A read cut short (a resume point in a form's cursor) is still under way: not quiet yet.
-			const quietNow = record.emitted.length === 0 && record.errors.length === 0 && !this.readUnderWay();
+			const quietNow =
+				record.emitted.length === 0 && record.errors.length === 0 && !this.readUnderWay();
 			quietPolls = quietNow ? quietPolls + 1 : 0;
 		}
 		return polls;
@@ -300,17 +339,22 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 					server.arm(step.afterRequests, toServerEvent(step.event, settings));
 					break;
 				case 'poll':
-					await driver.poll({ budgetMs: step.budget === 'default' ? undefined : BUDGET_MS[step.budget] });
+					await driver.poll({
+						budgetMs: step.budget === 'default' ? undefined : BUDGET_MS[step.budget],
+					});
 					break;
 				case 'discardedPoll':
 					// n8n's activation poll is never superseded here: before activation this is a plain poll.
-					await driver.poll({ discarded: driver.session.active && !driver.session.nextIsActivationPoll });
+					await driver.poll({
+						discarded: driver.session.active && !driver.session.nextIsActivationPoll,
+					});
 					break;
 				case 'restart':
 					driver.session.restart();
 					break;
 				case 'pollTogether':
-					if (driver.session.active && !driver.session.nextIsActivationPoll) await driver.pollTogether();
+					if (driver.session.active && !driver.session.nextIsActivationPoll)
+						await driver.pollTogether();
 					else await driver.poll();
 					break;
 				default:
@@ -318,7 +362,14 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 			}
 		}
 		const finalPolls = await driver.drain();
-		return { schedule, server, watchedFormIds: driver.watchedFormIds, polls: driver.polls, emitted: driver.emitted, finalPolls };
+		return {
+			schedule,
+			server,
+			watchedFormIds: driver.watchedFormIds,
+			polls: driver.polls,
+			emitted: driver.emitted,
+			finalPolls,
+		};
 	} finally {
 		undoWaits();
 	}

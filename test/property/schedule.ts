@@ -6,7 +6,14 @@
  */
 import fc from 'fast-check';
 
-import type { FaultKind, GarbleKind, ResponseOrder, RetryAfter, SinceMode, WrongShape } from '../sim/server';
+import type {
+	FaultKind,
+	GarbleKind,
+	ResponseOrder,
+	RetryAfter,
+	SinceMode,
+	WrongShape,
+} from '../sim/server';
 
 export type Budget = 'default' | '36s' | '3s' | 'tiny';
 
@@ -98,7 +105,14 @@ export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
 		}),
 		weight: 6,
 	},
-	{ arbitrary: fc.record({ kind: fc.constant('burst' as const), form: formIndex, count: fc.integer({ min: 2, max: 20 }) }), weight: 3 },
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('burst' as const),
+			form: formIndex,
+			count: fc.integer({ min: 2, max: 20 }),
+		}),
+		weight: 3,
+	},
 	{
 		arbitrary: fc.record({
 			kind: fc.constant('late' as const),
@@ -108,10 +122,22 @@ export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
 		}),
 		weight: 2,
 	},
-	{ arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }), weight: 3 },
-	{ arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }), weight: 2 },
-	{ arbitrary: fc.record({ kind: fc.constant('garble' as const), form: formIndex, pick, garble }), weight: 1 },
-	{ arbitrary: fc.record({ kind: fc.constant('submitGarbled' as const), form: formIndex, garble }), weight: 1 },
+	{
+		arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }),
+		weight: 3,
+	},
+	{
+		arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }),
+		weight: 2,
+	},
+	{
+		arbitrary: fc.record({ kind: fc.constant('garble' as const), form: formIndex, pick, garble }),
+		weight: 1,
+	},
+	{
+		arbitrary: fc.record({ kind: fc.constant('submitGarbled' as const), form: formIndex, garble }),
+		weight: 1,
+	},
 	{
 		arbitrary: fc.record({
 			kind: fc.constant('advance' as const),
@@ -130,7 +156,10 @@ const retryAfter: fc.Arbitrary<RetryAfter> = fc.oneof(
 
 const fault: fc.Arbitrary<FaultKind> = fc.oneof(
 	fc.record({ kind: fc.constant('rateLimit' as const), retryAfter }),
-	fc.record({ kind: fc.constant('serverError' as const), status: fc.constantFrom<500 | 502 | 503>(500, 502, 503) }),
+	fc.record({
+		kind: fc.constant('serverError' as const),
+		status: fc.constantFrom<500 | 502 | 503>(500, 502, 503),
+	}),
 	fc.constant({ kind: 'drop' as const }),
 	fc.record({
 		kind: fc.constant('wrongShape' as const),
@@ -142,7 +171,12 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{ arbitrary: eventStep, weight: 20 },
 	{
 		arbitrary: fc.record(
-			{ kind: fc.constant('fault' as const), fault, times: fc.integer({ min: 1, max: 6 }), form: formIndex },
+			{
+				kind: fc.constant('fault' as const),
+				fault,
+				times: fc.integer({ min: 1, max: 6 }),
+				form: formIndex,
+			},
 			{ requiredKeys: ['kind', 'fault', 'times'] },
 		),
 		weight: 4,
@@ -159,11 +193,18 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{ arbitrary: fc.record({ kind: fc.constant('hide' as const), form: formIndex }), weight: 1 },
 	{ arbitrary: fc.record({ kind: fc.constant('show' as const), form: formIndex }), weight: 1 },
 	{
-		arbitrary: fc.record({ kind: fc.constant('during' as const), afterRequests: fc.integer({ min: 2, max: 6 }), event: eventStep }),
+		arbitrary: fc.record({
+			kind: fc.constant('during' as const),
+			afterRequests: fc.integer({ min: 2, max: 6 }),
+			event: eventStep,
+		}),
 		weight: 4,
 	},
 	{
-		arbitrary: fc.record({ kind: fc.constant('poll' as const), budget: fc.constantFrom<Budget>('default', 'tiny', '3s', '36s') }),
+		arbitrary: fc.record({
+			kind: fc.constant('poll' as const),
+			budget: fc.constantFrom<Budget>('default', 'tiny', '3s', '36s'),
+		}),
 		weight: 12,
 	},
 	{ arbitrary: fc.constant({ kind: 'discardedPoll' as const }), weight: 2 },
@@ -178,7 +219,10 @@ const settingsRecord = fc.record({
 	selectMissing: fc.boolean(),
 	version: fc.constantFrom<1 | 2>(1, 2),
 	// Between the existing responses (1 s apart, the newest seedAgoMs ago), and before them all.
-	sinceAgoMs: fc.option(fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000), { nil: undefined }),
+	sinceAgoMs: fc.option(
+		fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000),
+		{ nil: undefined },
+	),
 	// Small windows more often: a loss shows when a response falls out of the window unread.
 	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
 	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
@@ -215,7 +259,10 @@ export function formatSettings(s: FuzzSettings): string {
 			: s.watch === 'allForms'
 				? `All Forms (${s.formCount})`
 				: `Selected Forms ${JSON.stringify(selectedFormIds(s))} (of ${s.formCount})`;
-	const start = s.sinceAgoMs === undefined ? 'only new' : `every response since ${s.sinceAgoMs} ms before the start`;
+	const start =
+		s.sinceAgoMs === undefined
+			? 'only new'
+			: `every response since ${s.sinceAgoMs} ms before the start`;
 	return [
 		`trigger version ${s.version}; watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}; on activation: ${start}`,
 		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}`,
@@ -239,7 +286,9 @@ export function formatEvent(e: EventStep, formCount = 4): string {
 	const f = (form: number) => `form${form % formCount}`;
 	switch (e.kind) {
 		case 'submit':
-			return e.count === 1 ? `submit 1 on ${f(e.form)}` : `submit ${e.count} on ${f(e.form)}, ${e.gapMs} ms apart`;
+			return e.count === 1
+				? `submit 1 on ${f(e.form)}`
+				: `submit ${e.count} on ${f(e.form)}, ${e.gapMs} ms apart`;
 		case 'burst':
 			return `burst of ${e.count} on ${f(e.form)} in one ms`;
 		case 'late':
@@ -287,17 +336,19 @@ export function formatStep(s: Step, formCount = 4): string {
 		case 'poll':
 			return s.budget === 'default' ? 'POLL' : `POLL (budget ${s.budget})`;
 		case 'discardedPoll':
-			return 'POLL discarded by n8n (workflow saved while it ran; a plain poll if it is n8n\'s activation poll)';
+			return "POLL discarded by n8n (workflow saved while it ran; a plain poll if it is n8n's activation poll)";
 		case 'restart':
 			return 'RESTART n8n (new activation from stored static data)';
 		case 'pollTogether':
-			return 'TWO POLLS at once (one plain poll if it is n8n\'s activation poll)';
+			return "TWO POLLS at once (one plain poll if it is n8n's activation poll)";
 		default:
 			return formatEvent(s, formCount);
 	}
 }
 
 export function formatSchedule(schedule: Schedule): string {
-	const lines = schedule.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s, schedule.settings.formCount)}`);
+	const lines = schedule.steps.map(
+		(s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s, schedule.settings.formCount)}`,
+	);
 	return `${formatSettings(schedule.settings)}\nsteps:\n${lines.join('\n') || '  (none)'}\n  then: server healthy, plain polls until drained`;
 }

@@ -24,7 +24,10 @@ describe(`Forms.wtf Trigger, model-based fuzzing (seed ${options.seed}, ${option
 	it.each(Object.keys(PROPERTIES) as PropertyId[])(
 		'%s',
 		async (id) => {
-			const result = await fuzz([id], { ...options, timeLimitMs: longRun ? undefined : TIME_LIMIT_MS });
+			const result = await fuzz([id], {
+				...options,
+				timeLimitMs: longRun ? undefined : TIME_LIMIT_MS,
+			});
 			if (result.failed) throw new Error(`${PROPERTIES[id]}\n${result.report}`);
 		},
 		longRun ? 24 * 3_600_000 : TIME_LIMIT_MS + 30_000,

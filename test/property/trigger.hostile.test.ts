@@ -19,15 +19,18 @@ describe('Forms.wtf Trigger against servers found hostile', () => {
 		for (const id of aliveIds(server).slice(8)) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
-	it.each([2, 3, 4])('pages of %i (no bigger than the overlap between pages) still move on, poll after poll', async (pageCap) => {
-		const { server, driver } = setUp({ pageCap, lookBackMinutes: 0 });
-		expect((await driver.poll()).errors).toEqual([]);
-		server.apply({ kind: 'advance', ms: 2 * MINUTE });
-		server.seed(0, 30, 0, 1_000);
-		for (let poll = 0; poll < 3; poll++) expect((await driver.poll()).errors).toEqual([]);
-		await drain(driver);
-		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
-	});
+	it.each([2, 3, 4])(
+		'pages of %i (no bigger than the overlap between pages) still move on, poll after poll',
+		async (pageCap) => {
+			const { server, driver } = setUp({ pageCap, lookBackMinutes: 0 });
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: 2 * MINUTE });
+			server.seed(0, 30, 0, 1_000);
+			for (let poll = 0; poll < 3; poll++) expect((await driver.poll()).errors).toEqual([]);
+			await drain(driver);
+			for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		},
+	);
 
 	it('a page that holds only what was read before (fewer than the overlap) does not stop the form', async () => {
 		const { server, driver } = setUp({ pageCap: 10, lookBackMinutes: 0 });
@@ -61,7 +64,11 @@ describe('Forms.wtf Trigger against servers found hostile', () => {
 	});
 
 	it('a since compared by whole seconds never brings back what the window let go of', async () => {
-		const { server, driver } = setUp({ since: 'wholeSeconds', lookBackMinutes: 0, startOffsetMs: 0 });
+		const { server, driver } = setUp({
+			since: 'wholeSeconds',
+			lookBackMinutes: 0,
+			startOffsetMs: 0,
+		});
 		expect((await driver.poll()).errors).toEqual([]);
 		server.apply({ kind: 'advance', ms: 100 });
 		server.apply({ kind: 'submit', form: 0, count: 4 });
@@ -88,12 +95,18 @@ describe('Forms.wtf Trigger against servers found hostile', () => {
 		// The first poll stops once three forms failed in a row (each read tries 4 times); the
 		// next ones read the others first.
 		const polls = [await driver.poll(), await driver.poll(), await driver.poll()];
-		expect(polls.flatMap((poll) => poll.emitted.map((e) => e.formId)).sort()).toEqual(['form6', 'form6', 'form7']);
-		for (const poll of polls) expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(12);
+		expect(polls.flatMap((poll) => poll.emitted.map((e) => e.formId)).sort()).toEqual([
+			'form6',
+			'form6',
+			'form7',
+		]);
+		for (const poll of polls)
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(12);
 		server.heal();
 		await drain(driver);
 		for (let form = 0; form < 8; form++) {
-			for (const id of aliveIds(server, `form${form}`)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+			for (const id of aliveIds(server, `form${form}`))
+				expect(timesEmitted(driver.emitted, id)).toBe(1);
 		}
 	});
 });

@@ -48,12 +48,16 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 			server.seed(0, 5, MINUTE, 1_000);
 			// The listing answers (the activation moment), then the form's read gets a 429 with
 			// Retry-After 8, and while that is waited out a response arrives.
-			server.arm(2, (s) => s.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 8 } }, 1, 0));
+			server.arm(2, (s) =>
+				s.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 8 } }, 1, 0),
+			);
 			server.arm(3, { kind: 'submit', form: 0, count: 1 });
 			const activation = await driver.poll();
 			expect(activation.errors).toEqual([]);
 			const arrived = aliveIds(server).at(-1) as string;
-			expect(server.responses.find((r) => r.id === arrived)?.versions[0].atMs).toBeGreaterThan(activation.startMs + 8_000);
+			expect(server.responses.find((r) => r.id === arrived)?.versions[0].atMs).toBeGreaterThan(
+				activation.startMs + 8_000,
+			);
 			await drain(driver);
 			expect(timesEmitted(driver.emitted, arrived)).toBe(1);
 		});
@@ -85,7 +89,9 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 		server.deny(2, 403, 100);
 		const poll = await driver.poll();
 		expect(poll.errors).toEqual([]);
-		expect(poll.emitted.filter((e) => e.formId === 'form0').map((e) => e.id)).toEqual(aliveIds(server, 'form0').slice(-3));
+		expect(poll.emitted.filter((e) => e.formId === 'form0').map((e) => e.id)).toEqual(
+			aliveIds(server, 'form0').slice(-3),
+		);
 		server.heal();
 		await drain(driver);
 	});
@@ -105,7 +111,8 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 			expect(poll.requests.some((r) => r.ids?.includes(undated))).toBe(true);
 		}
 		expect(timesEmitted(driver.emitted, undated)).toBe(1);
-		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBeGreaterThanOrEqual(1);
+		for (const id of aliveIds(server))
+			expect(timesEmitted(driver.emitted, id)).toBeGreaterThanOrEqual(1);
 	});
 
 	it('6. a 429 with Retry-After 8 in a poll with a 3 s budget: the poll ends within its budget, the cursor stays, the responses come later', async () => {
@@ -116,10 +123,15 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 		const before = cursorOf(driver, 'form0');
 		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 8 } }, 1);
 		const poll = await driver.poll({ budgetMs: 3_000 });
-		expect(poll.endMs - poll.startMs).toBeLessThanOrEqual(3_000 + REQUEST_MS * poll.requests.length);
+		expect(poll.endMs - poll.startMs).toBeLessThanOrEqual(
+			3_000 + REQUEST_MS * poll.requests.length,
+		);
 		expect(poll.emitted).toEqual([]);
 		const after = cursorOf(driver, 'form0');
-		expect({ since: after?.since, seen: after?.seen }).toEqual({ since: before?.since, seen: before?.seen });
+		expect({ since: after?.since, seen: after?.seen }).toEqual({
+			since: before?.since,
+			seen: before?.seen,
+		});
 		await drain(driver);
 		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});

@@ -10,7 +10,13 @@ const MISSING = 'Selected form "formGone" could not be found';
 
 describe('Forms.wtf Trigger, Selected Forms with a selected form the service does not have', () => {
 	it("is reported, and never fails n8n's activation poll, when every poll is an activation (n8n's durable scheduler builds each poll afresh; an activation n8n retries reuses the stored data)", async () => {
-		const { server, driver } = setUp({ version: 2, watch: 'selectedForms', formCount: 2, selected: [1], selectMissing: true });
+		const { server, driver } = setUp({
+			version: 2,
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [1],
+			selectMissing: true,
+		});
 		const errors: string[] = [];
 		for (let poll = 0; poll < 4; poll++) {
 			server.apply({ kind: 'submit', form: 1, count: 1, gapMs: 1 });
@@ -26,10 +32,23 @@ describe('Forms.wtf Trigger, Selected Forms with a selected form the service doe
 	});
 
 	it('a server without a Date header, the missing form selected first: the trigger activates on the clock of the next form', async () => {
-		const patch = { version: 2 as const, watch: 'selectedForms' as const, formCount: 2, selected: [1], selectMissing: true };
+		const patch = {
+			version: 2 as const,
+			watch: 'selectedForms' as const,
+			formCount: 2,
+			selected: [1],
+			selectMissing: true,
+		};
 		const settings = settingsWith(patch);
 		const server = new SimServer(
-			{ since: settings.since, order: settings.order, pageCap: settings.pageCap, totalAbsent: false, requestMs: REQUEST_MS, dateAbsent: true },
+			{
+				since: settings.since,
+				order: settings.order,
+				pageCap: settings.pageCap,
+				totalAbsent: false,
+				requestMs: REQUEST_MS,
+				dateAbsent: true,
+			},
 			startMs(settings),
 			settings.formCount,
 		);

@@ -187,7 +187,10 @@ export class RunnerCredentialsHelper extends ICredentialsHelper {
 		return (description.credentials ?? []).some((c) => c.name === credentialType);
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentials> {
 		// n8n returns the encrypted database row; encrypt the stored data the same way
 		// (n8n-core's Credentials uses the instance's encryption key).
 		const credentials = new Credentials(nodeCredentials, type);
@@ -199,7 +202,9 @@ export class RunnerCredentialsHelper extends ICredentialsHelper {
 		const data = this.stored.get(type);
 		if (data === undefined) {
 			// n8n's CredentialNotFoundError message.
-			throw new UserError(`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`);
+			throw new UserError(
+				`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`,
+			);
 		}
 		return data;
 	}
@@ -267,7 +272,10 @@ export class RunnerCredentialsHelper extends ICredentialsHelper {
 		type: string,
 		data: ICredentialDataDecryptedObject,
 	): Promise<void> {
-		this.stored.set(type, { ...(this.stored.get(type) ?? {}), oauthTokenData: data.oauthTokenData });
+		this.stored.set(type, {
+			...(this.stored.get(type) ?? {}),
+			oauthTokenData: data.oauthTokenData,
+		});
 	}
 
 	/** n8n's getCredentialsProperties: a type's own properties over those of the types it extends. */
@@ -277,7 +285,13 @@ export class RunnerCredentialsHelper extends ICredentialsHelper {
 			if (['oAuth1Api', 'oAuth2Api'].includes(type)) {
 				return [
 					...credentialType.properties,
-					{ displayName: 'oauthTokenData', name: 'oauthTokenData', type: 'json', required: false, default: {} },
+					{
+						displayName: 'oauthTokenData',
+						name: 'oauthTokenData',
+						type: 'json',
+						required: false,
+						default: {},
+					},
 				];
 			}
 			return credentialType.properties;

@@ -9,7 +9,12 @@ import './env';
 export { runWorkflow, runnerStartNode, DEFAULT_WORKFLOW_ID } from './run-workflow';
 export type { RunWorkflowArgs, RunResult, RunnerWorkflow } from './run-workflow';
 export { ActivePollTrigger, activatePollTrigger, runPoll } from './run-poll';
-export type { HttpRequestWithAuthentication, PollTickResult, RunPollArgs, RunPollResult } from './run-poll';
+export type {
+	HttpRequestWithAuthentication,
+	PollTickResult,
+	RunPollArgs,
+	RunPollResult,
+} from './run-poll';
 export { RUNNER_START_NODE_TYPE, RunnerNodeTypeRegistry } from './node-types';
 export type { RunnerNodeTypes } from './node-types';
 export { RunnerCredentialsHelper } from './credentials';

@@ -121,7 +121,10 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 	const { pollBudgetMs } = args;
 	const budget = typeof pollBudgetMs === 'number' ? () => pollBudgetMs : undefined;
 
-	const finish = (result: Omit<RunPollResult, 'staticData' | 'staticDataSaved'>, saved: boolean) => {
+	const finish = (
+		result: Omit<RunPollResult, 'staticData' | 'staticDataSaved'>,
+		saved: boolean,
+	) => {
 		const out: RunPollResult = {
 			...result,
 			staticData: args.mode === 'manual' ? staticDataIn : persistedCopy(workflow.staticData),
@@ -158,7 +161,10 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 
 	const activation = new ActivePollTrigger(workflow, node, additionalData, args);
 	const tick = await activation.tick({ supersededWhileRunning: args.supersededWhileRunning });
-	return finish({ items: tick.items, ...(tick.error && { error: tick.error }) }, tick.staticDataSaved);
+	return finish(
+		{ items: tick.items, ...(tick.error && { error: tick.error }) },
+		tick.staticDataSaved,
+	);
 }
 
 export interface PollTickResult {
@@ -221,12 +227,20 @@ export class ActivePollTrigger {
 	 * this poll's budget, as for runPoll.
 	 */
 	async tick(
-		options: { activation?: boolean; supersededWhileRunning?: boolean; pollBudgetMs?: number | null } = {},
+		options: {
+			activation?: boolean;
+			supersededWhileRunning?: boolean;
+			pollBudgetMs?: number | null;
+		} = {},
 	): Promise<PollTickResult> {
 		const defaultBudget = Object.getOwnPropertyDescriptor(this.context, 'getPollBudgetMs');
 		if (typeof options.pollBudgetMs === 'number') {
 			const pollBudgetMs = options.pollBudgetMs;
-			Object.defineProperty(this.context, 'getPollBudgetMs', { value: () => pollBudgetMs, configurable: true, writable: true });
+			Object.defineProperty(this.context, 'getPollBudgetMs', {
+				value: () => pollBudgetMs,
+				configurable: true,
+				writable: true,
+			});
 		}
 		removeBudgetIfAsked(this.context, options.pollBudgetMs);
 		try {
@@ -236,7 +250,10 @@ export class ActivePollTrigger {
 		}
 	}
 
-	private async runTick(options: { activation?: boolean; supersededWhileRunning?: boolean }): Promise<PollTickResult> {
+	private async runTick(options: {
+		activation?: boolean;
+		supersededWhileRunning?: boolean;
+	}): Promise<PollTickResult> {
 		Object.assign(this.outcome, { items: null, error: undefined, staticDataSaved: false });
 		// The poll context of this tick: the activation's one, with __emit / __emitError of its
 		// own, so that two ticks running at once (see `tick`) never report each other's items.
@@ -256,12 +273,22 @@ export class ActivePollTrigger {
 		// PollTriggerExecutor asks isCurrent() before the poll and again once poll() returned.
 		let isCurrentAsked = 0;
 		const isCurrent = () => !options.supersededWhileRunning || isCurrentAsked++ === 0;
-		const executePoll = Container.get(PollTriggerExecutor).create(this.workflow, this.node, context, isCurrent);
+		const executePoll = Container.get(PollTriggerExecutor).create(
+			this.workflow,
+			this.node,
+			context,
+			isCurrent,
+		);
 		if (options.activation) {
 			try {
 				await executePoll(true);
 			} catch (error) {
-				return { items: null, error: toError(error), staticDataSaved: false, activationFailed: true };
+				return {
+					items: null,
+					error: toError(error),
+					staticDataSaved: false,
+					activationFailed: true,
+				};
 			}
 			// ActiveWorkflowManager after the activation poll: saveStaticData if it changed.
 			if (staticDataChanged(this.workflow)) outcome.staticDataSaved = true;
@@ -288,8 +315,15 @@ export async function activatePollTrigger(
 	const workflowId = args.workflowId ?? DEFAULT_WORKFLOW_ID;
 	const workflow = pollWorkflow(args, node, nodeTypes, true, args.staticData ?? {});
 	const credentialsHelper = new RunnerCredentialsHelper(args.credentials ?? {}, nodeTypes);
-	const additionalData = buildAdditionalData({ credentialsHelper, executionId: undefined, workflowId });
-	return { trigger: new ActivePollTrigger(workflow, node, additionalData, args), credentialsHelper };
+	const additionalData = buildAdditionalData({
+		credentialsHelper,
+		executionId: undefined,
+		workflowId,
+	});
+	return {
+		trigger: new ActivePollTrigger(workflow, node, additionalData, args),
+		credentialsHelper,
+	};
 }
 
 /** The one-node workflow a poll runs in, holding a copy of the static data it starts from. */

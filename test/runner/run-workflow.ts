@@ -76,7 +76,12 @@ export interface RunResult {
 	/** Items of the node's last run on the given main output. Throws if the node did not run. */
 	outputOf(nodeName: string, outputIndex?: number): INodeExecutionData[];
 	/** Contents of an output item's binary property, read through n8n-core's BinaryDataService. */
-	binaryOf(nodeName: string, itemIndex: number, property?: string, outputIndex?: number): Promise<Buffer>;
+	binaryOf(
+		nodeName: string,
+		itemIndex: number,
+		property?: string,
+		outputIndex?: number,
+	): Promise<Buffer>;
 	/** Deletes binary files this execution stored in filesystem mode (nothing to do in default mode). */
 	dispose(): Promise<void>;
 }
@@ -177,9 +182,11 @@ export async function runWorkflow(args: RunWorkflowArgs): Promise<RunResult> {
 		resultData: { pinData: args.workflow.pinData },
 	});
 
-	const run = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
-		workflow,
-	);
+	const run = await new WorkflowExecute(
+		additionalData,
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	return toRunResult(run, { executionId, workflowId, staticData: savedStaticData ?? staticDataIn });
 }
 

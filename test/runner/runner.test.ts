@@ -34,7 +34,13 @@ class TestApi implements ICredentialType {
 	name = 'testApi';
 	displayName = 'Test API';
 	properties: ICredentialType['properties'] = [
-		{ displayName: 'API Key', name: 'apiKey', type: 'string', typeOptions: { password: true }, default: '' },
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		},
 		{ displayName: 'Base URL', name: 'baseUrl', type: 'string', default: 'http://127.0.0.1:9' },
 		{ displayName: 'Region', name: 'region', type: 'string', default: 'eu' },
 	];
@@ -114,7 +120,11 @@ class Binary implements INodeType {
 	description = base('binary');
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const data = await this.helpers.prepareBinaryData(Buffer.from('a,b\n1,2\n'), 'export.csv', 'text/csv');
+		const data = await this.helpers.prepareBinaryData(
+			Buffer.from('a,b\n1,2\n'),
+			'export.csv',
+			'text/csv',
+		);
 		const stream = await this.helpers.prepareBinaryData(
 			Readable.from([Buffer.from('streamed '), Buffer.from('content')]),
 			'stream.txt',
@@ -149,7 +159,10 @@ class Counter implements INodeType {
 				name: 'behaviour',
 				type: 'options',
 				default: 'emit',
-				options: ['emit', 'nothing', 'fail', 'writeInManual'].map((value) => ({ name: value, value })),
+				options: ['emit', 'nothing', 'fail', 'writeInManual'].map((value) => ({
+					name: value,
+					value,
+				})),
 			},
 		],
 	});
@@ -164,7 +177,11 @@ class Counter implements INodeType {
 		const staticData = this.getWorkflowStaticData('node');
 		staticData.counter = ((staticData.counter as number | undefined) ?? 0) + 1;
 		if (behaviour === 'fail') {
-			throw new NodeApiError(this.getNode(), { message: 'Service unavailable' }, { httpCode: '503' });
+			throw new NodeApiError(
+				this.getNode(),
+				{ message: 'Service unavailable' },
+				{ httpCode: '503' },
+			);
 		}
 		if (behaviour === 'nothing') return null;
 		return [[{ json: { counter: staticData.counter as number, budget } }]];
@@ -185,7 +202,15 @@ function node(
 	parameters: INode['parameters'] = {},
 	extra: Partial<INode> = {},
 ): INode {
-	return { id: name, name, type: `test.${type}`, typeVersion: 1, position: [0, 0], parameters, ...extra };
+	return {
+		id: name,
+		name,
+		type: `test.${type}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		...extra,
+	};
 }
 
 /** Start → node, the node under test fed from the runner's start node. */
@@ -218,7 +243,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+	await new Promise<void>((resolve, reject) =>
+		server.close((error) => (error ? reject(error) : resolve())),
+	);
 });
 
 const credentials = (type: ICredentialType = new TestApi()): RunnerCredentials => ({
@@ -236,7 +263,10 @@ describe('runWorkflow', () => {
 		});
 
 		expect(result.status).toBe('success');
-		expect(result.outputOf('Start').map((i) => i.json)).toEqual([{ formId: 'f1' }, { formId: 'f2' }]);
+		expect(result.outputOf('Start').map((i) => i.json)).toEqual([
+			{ formId: 'f1' },
+			{ formId: 'f2' },
+		]);
 		expect(result.outputOf('Expr').map((i) => i.json.formId)).toEqual(['f1-x', 'f2-x']);
 	});
 
@@ -248,7 +278,10 @@ describe('runWorkflow', () => {
 		});
 
 		expect(result.status).toBe('success');
-		expect(result.outputOf('Http')[0].json).toEqual({ authorization: 'Bearer secret-key', apiKey: null });
+		expect(result.outputOf('Http')[0].json).toEqual({
+			authorization: 'Bearer secret-key',
+			apiKey: null,
+		});
 	});
 
 	it('calls an authenticate function and fills credential defaults like n8n', async () => {
@@ -265,13 +298,18 @@ describe('runWorkflow', () => {
 			credentials: credentials(new TestApiFn()),
 		});
 
-		expect(result.outputOf('Http')[0].json).toEqual({ authorization: null, apiKey: 'fn:secret-key' });
+		expect(result.outputOf('Http')[0].json).toEqual({
+			authorization: null,
+			apiKey: 'fn:secret-key',
+		});
 		expect(region).toBe('eu');
 	});
 
 	it('stops at a NodeApiError and reports the error n8n recorded', async () => {
 		const result = await runWorkflow({
-			workflow: afterStart(node('Http', 'http', { path: '/forms/nope' }, { credentials: credentialRef })),
+			workflow: afterStart(
+				node('Http', 'http', { path: '/forms/nope' }, { credentials: credentialRef }),
+			),
 			nodeTypes,
 			credentials: credentials(),
 		});
@@ -306,12 +344,18 @@ describe('runWorkflow', () => {
 		expect(result.status).toBe('success');
 		expect(result.error).toBeUndefined();
 		expect(result.outputOf('Http')).toEqual([
-			{ json: { error: 'The resource you are requesting could not be found' }, pairedItem: { item: 0 } },
+			{
+				json: { error: 'The resource you are requesting could not be found' },
+				pairedItem: { item: 0 },
+			},
 		]);
 	});
 
 	it('passes the input on when a node throws and continues on error (n8n’s engine)', async () => {
-		const failing = await runWorkflow({ workflow: afterStart(node('Throws', 'throws')), nodeTypes });
+		const failing = await runWorkflow({
+			workflow: afterStart(node('Throws', 'throws')),
+			nodeTypes,
+		});
 		expect(failing.status).toBe('error');
 		expect(failing.error).toMatchObject({
 			name: 'NodeApiError',
@@ -322,7 +366,11 @@ describe('runWorkflow', () => {
 		const throws = node('Throws', 'throws', {}, { onError: 'continueRegularOutput' });
 		const continued = await runWorkflow({
 			workflow: {
-				nodes: [runnerStartNode(), throws, node('Expr', 'expression', { formId: '={{ $json.a }}' })],
+				nodes: [
+					runnerStartNode(),
+					throws,
+					node('Expr', 'expression', { formId: '={{ $json.a }}' }),
+				],
 				connections: {
 					Start: { main: [[{ node: 'Throws', type: 'main', index: 0 }]] },
 					Throws: { main: [[{ node: 'Expr', type: 'main', index: 0 }]] },
@@ -333,7 +381,10 @@ describe('runWorkflow', () => {
 		});
 		expect(continued.status).toBe('success');
 		expect(continued.outputOf('Throws').map((i) => i.json)).toEqual([{ a: 1 }]);
-		expect(continued.runData.Throws[0].error).toMatchObject({ name: 'NodeApiError', httpCode: '502' });
+		expect(continued.runData.Throws[0].error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '502',
+		});
 		expect(continued.outputOf('Expr').map((i) => i.json)).toEqual([{ formId: 1 }]);
 
 		// n8n-core 2.41 quirk: when that node is the last to run, its error stays the
@@ -352,11 +403,17 @@ describe('runWorkflow', () => {
 
 		expect(result.status).toBe('success');
 		const [item] = result.outputOf('Bin');
-		expect(item.binary?.data).toMatchObject({ fileName: 'export.csv', mimeType: 'text/csv', bytes: 8 });
+		expect(item.binary?.data).toMatchObject({
+			fileName: 'export.csv',
+			mimeType: 'text/csv',
+			bytes: 8,
+		});
 		expect(item.binary?.data.id).toBeUndefined();
 		expect((await result.binaryOf('Bin', 0)).toString()).toBe('a,b\n1,2\n');
 		expect((await result.binaryOf('Bin', 0, 'stream')).toString()).toBe('streamed content');
-		await expect(result.binaryOf('Bin', 0, 'missing')).rejects.toThrow('no binary property "missing"');
+		await expect(result.binaryOf('Bin', 0, 'missing')).rejects.toThrow(
+			'no binary property "missing"',
+		);
 	});
 
 	it('streams binary data to disk in filesystem mode', async () => {
@@ -391,7 +448,9 @@ describe('runWorkflow', () => {
 		});
 
 		expect(result.status).toBe('success');
-		expect(result.outputOf('Counter').map((i) => i.json)).toEqual([{ sample: true, budget: 300000 }]);
+		expect(result.outputOf('Counter').map((i) => i.json)).toEqual([
+			{ sample: true, budget: 300000 },
+		]);
 		expect(result.outputOf('Expr')[0].json).toEqual({ formId: 'budget 300000' });
 		expect(result.staticData).toEqual({ 'node:Counter': { counter: 5 } });
 	});
@@ -399,7 +458,10 @@ describe('runWorkflow', () => {
 	it('uses pinned data instead of running the node, as the editor does', async () => {
 		const result = await runWorkflow({
 			workflow: {
-				nodes: [node('Counter', 'counterTrigger'), node('Expr', 'expression', { formId: '={{ $json.id }}' })],
+				nodes: [
+					node('Counter', 'counterTrigger'),
+					node('Expr', 'expression', { formId: '={{ $json.id }}' }),
+				],
 				connections: { Counter: { main: [[{ node: 'Expr', type: 'main', index: 0 }]] } },
 				pinData: { Counter: [{ json: { id: 'pinned' } }] },
 			},
@@ -412,7 +474,10 @@ describe('runWorkflow', () => {
 	it('passes the emitted items on in trigger mode, where the poll already ran', async () => {
 		const result = await runWorkflow({
 			workflow: {
-				nodes: [node('Counter', 'counterTrigger'), node('Expr', 'expression', { formId: '={{ $json.id }}' })],
+				nodes: [
+					node('Counter', 'counterTrigger'),
+					node('Expr', 'expression', { formId: '={{ $json.id }}' }),
+				],
 				connections: { Counter: { main: [[{ node: 'Expr', type: 'main', index: 0 }]] } },
 			},
 			nodeTypes,
@@ -424,8 +489,13 @@ describe('runWorkflow', () => {
 	});
 
 	it('names the nodes that ran when asked for one that did not', async () => {
-		const result = await runWorkflow({ workflow: afterStart(node('Expr', 'expression')), nodeTypes });
-		expect(() => result.outputOf('Nope')).toThrow('Node "Nope" did not run (nodes that ran: Start, Expr)');
+		const result = await runWorkflow({
+			workflow: afterStart(node('Expr', 'expression')),
+			nodeTypes,
+		});
+		expect(() => result.outputOf('Nope')).toThrow(
+			'Node "Nope" did not run (nodes that ran: Start, Expr)',
+		);
 	});
 });
 
@@ -438,7 +508,12 @@ describe('runPoll', () => {
 		expect(first.staticData).toEqual({ 'node:Counter': { counter: 1 } });
 		expect(first.staticDataSaved).toBe(true);
 
-		const second = await runPoll({ node: counter(), nodeTypes, mode: 'trigger', staticData: first.staticData });
+		const second = await runPoll({
+			node: counter(),
+			nodeTypes,
+			mode: 'trigger',
+			staticData: first.staticData,
+		});
 		expect(second.items?.[0][0].json.counter).toBe(2);
 		expect(second.staticData).toEqual({ 'node:Counter': { counter: 2 } });
 		// Deep copies: neither the input nor the previous result changes.
@@ -453,7 +528,12 @@ describe('runPoll', () => {
 		expect(sample.staticData).toEqual(staticData);
 
 		// n8n never saves static data of a manual run, even when the node writes.
-		const writing = await runPoll({ node: counter('writeInManual'), nodeTypes, mode: 'manual', staticData });
+		const writing = await runPoll({
+			node: counter('writeInManual'),
+			nodeTypes,
+			mode: 'manual',
+			staticData,
+		});
 		expect(writing.items?.[0][0].json.counter).toBe(8);
 		expect(writing.staticData).toEqual(staticData);
 		expect(writing.staticDataSaved).toBe(false);
@@ -467,7 +547,9 @@ describe('runPoll', () => {
 	});
 
 	it('rejects with the node’s error when a poll fails, or returns it on request', async () => {
-		await expect(runPoll({ node: counter('fail'), nodeTypes, mode: 'trigger' })).rejects.toThrow(NodeApiError);
+		await expect(runPoll({ node: counter('fail'), nodeTypes, mode: 'trigger' })).rejects.toThrow(
+			NodeApiError,
+		);
 
 		const result = await runPoll({
 			node: counter('fail'),
@@ -485,12 +567,18 @@ describe('runPoll', () => {
 
 	it('offers getPollBudgetMs with n8n’s default, a given budget, or not at all', async () => {
 		const budgetOf = async (pollBudgetMs?: number | null) =>
-			(await runPoll({ node: counter(), nodeTypes, mode: 'trigger', pollBudgetMs })).items?.[0][0].json.budget;
+			(await runPoll({ node: counter(), nodeTypes, mode: 'trigger', pollBudgetMs })).items?.[0][0]
+				.json.budget;
 
 		expect(await budgetOf()).toBe(300000);
 		expect(await budgetOf(36000)).toBe(36000);
 		expect(await budgetOf(null)).toBeNull();
-		const manual = await runPoll({ node: counter(), nodeTypes, mode: 'manual', pollBudgetMs: null });
+		const manual = await runPoll({
+			node: counter(),
+			nodeTypes,
+			mode: 'manual',
+			pollBudgetMs: null,
+		});
 		expect(manual.items?.[0][0].json.budget).toBeNull();
 	});
 });

@@ -29,7 +29,11 @@ export type SinceMode = 'exclusive' | 'inclusive' | 'wholeSeconds';
 export type ResponseOrder = 'oldestFirst' | 'newestFirst';
 export type GarbleKind = 'missing' | 'null' | 'notADate';
 /** What a 429 says in Retry-After: nothing, `0`, an HTTP date in the past, or whole seconds. */
-export type RetryAfter = { kind: 'absent' } | { kind: 'zero' } | { kind: 'pastDate' } | { kind: 'seconds'; seconds: number };
+export type RetryAfter =
+	| { kind: 'absent' }
+	| { kind: 'zero' }
+	| { kind: 'pastDate' }
+	| { kind: 'seconds'; seconds: number };
 
 export type FaultKind =
 	| { kind: 'rateLimit'; retryAfter: RetryAfter }
@@ -125,7 +129,10 @@ export class SimServer {
 	readonly responses: SimResponse[] = [];
 	readonly faults: Fault[] = [];
 	readonly log: RequestRecord[] = [];
-	private readonly armed: Array<{ afterRequests: number; event: ServerEvent | ((server: SimServer) => void) }> = [];
+	private readonly armed: Array<{
+		afterRequests: number;
+		event: ServerEvent | ((server: SimServer) => void);
+	}> = [];
 	private seq = 0;
 
 	constructor(
@@ -135,7 +142,12 @@ export class SimServer {
 	) {
 		this.now = startMs;
 		for (let i = 0; i < formCount; i++) {
-			this.forms.push({ id: `form${i}`, title: `Form ${i}`, createdAtMs: startMs - 86_400_000, hidden: false });
+			this.forms.push({
+				id: `form${i}`,
+				title: `Form ${i}`,
+				createdAtMs: startMs - 86_400_000,
+				hidden: false,
+			});
 		}
 	}
 
@@ -145,8 +157,12 @@ export class SimServer {
 	 */
 	clone(): SimServer {
 		const copy = new SimServer({ ...this.settings }, this.now, 0);
-		copy.forms.push(...this.forms.map((form) => ({ ...form, denial: form.denial && { ...form.denial } })));
-		copy.responses.push(...this.responses.map((r) => ({ ...r, versions: r.versions.map((v) => ({ ...v })) })));
+		copy.forms.push(
+			...this.forms.map((form) => ({ ...form, denial: form.denial && { ...form.denial } })),
+		);
+		copy.responses.push(
+			...this.responses.map((r) => ({ ...r, versions: r.versions.map((v) => ({ ...v })) })),
+		);
 		copy.faults.push(...this.faults.map((f) => ({ ...f })));
 		copy.seq = this.seq;
 		return copy;
@@ -169,7 +185,8 @@ export class SimServer {
 
 	/** Responses created before the schedule starts: `count` of them, `spacingMs` apart, the last `agoMs` before now. */
 	seed(form: number, count: number, agoMs: number, spacingMs: number): void {
-		for (let i = count - 1; i >= 0; i--) this.create(form, this.now - agoMs - i * spacingMs, this.now - agoMs - i * spacingMs);
+		for (let i = count - 1; i >= 0; i--)
+			this.create(form, this.now - agoMs - i * spacingMs, this.now - agoMs - i * spacingMs);
 	}
 
 	/** `event` (or any change to the server) happens just before the `afterRequests`-th request from now. */
@@ -198,7 +215,11 @@ export class SimServer {
 	}
 
 	inject(fault: FaultKind, times: number, form?: number): void {
-		this.faults.push({ fault, remaining: times, formId: form === undefined ? undefined : this.formAt(form).id });
+		this.faults.push({
+			fault,
+			remaining: times,
+			formId: form === undefined ? undefined : this.formAt(form).id,
+		});
 	}
 
 	deny(form: number, status: 403 | 404, times: number): void {
@@ -225,7 +246,8 @@ export class SimServer {
 				for (let i = 0; i < event.count; i++) this.create(event.form, this.now, this.now);
 				return;
 			case 'late':
-				for (let i = 0; i < event.count; i++) this.create(event.form, this.now - event.lateByMs, this.now);
+				for (let i = 0; i < event.count; i++)
+					this.create(event.form, this.now - event.lateByMs, this.now);
 				return;
 			case 'submitGarbled': {
 				const response = this.create(event.form, this.now, this.now);
@@ -281,21 +303,33 @@ export class SimServer {
 	}
 
 	/** n8n's httpRequestWithAuthentication, answered from memory. */
-	readonly handle = async (_credentialsType: string, options: IHttpRequestOptions): Promise<unknown> => {
+	readonly handle = async (
+		_credentialsType: string,
+		options: IHttpRequestOptions,
+	): Promise<unknown> => {
 		// A macrotask-free yield, so that two polls started together interleave as they would.
 		await Promise.resolve();
 		for (const hook of this.armed) hook.afterRequests--;
-		for (let i = 0; i < this.armed.length; ) {
+		for (let i = 0; i < this.armed.length;) {
 			if (this.armed[i].afterRequests <= 0) this.fire(this.armed.splice(i, 1)[0].event);
 			else i++;
 		}
 		const atMs = this.now;
 		this.now += this.settings.requestMs;
 		const url = new URL(options.url);
-		const path = url.pathname.startsWith('/api/v1/') ? url.pathname.slice('/api/v1'.length) : url.pathname;
+		const path = url.pathname.startsWith('/api/v1/')
+			? url.pathname.slice('/api/v1'.length)
+			: url.pathname;
 		const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
 		const formId = segments[0] === 'forms' && segments.length >= 2 ? segments[1] : undefined;
-		const record: RequestRecord = { atMs, path, formId, status: 200, faulted: false, denied: false };
+		const record: RequestRecord = {
+			atMs,
+			path,
+			formId,
+			status: 200,
+			faulted: false,
+			denied: false,
+		};
 		this.log.push(record);
 
 		const fault = this.faults.find((f) => f.formId === undefined || f.formId === formId);
@@ -308,10 +342,15 @@ export class SimServer {
 			}
 			if (fault.fault.kind === 'wrongShape') {
 				const shape = fault.fault.body;
-				if (shape === 'html') return this.reply(atMs, 200, '<html><body>Service Unavailable</body></html>', {}, true);
+				if (shape === 'html')
+					return this.reply(atMs, 200, '<html><body>Service Unavailable</body></html>', {}, true);
 				if (shape === 'null') return this.reply(atMs, 200, null);
 				if (shape === 'errorObject') return this.reply(atMs, 200, { error: 'maintenance' });
-				return this.reply(atMs, 200, { responses: [{ walletAddress: '0xab', submittedAt: new Date(atMs).toISOString() }], hasMore: false, total: 1 });
+				return this.reply(atMs, 200, {
+					responses: [{ walletAddress: '0xab', submittedAt: new Date(atMs).toISOString() }],
+					hasMore: false,
+					total: 1,
+				});
 			}
 			if (fault.fault.kind === 'serverError') {
 				record.status = fault.fault.status;
@@ -333,7 +372,8 @@ export class SimServer {
 			return this.reply(atMs, 429, { error: 'Too many requests' }, headers);
 		}
 
-		if (segments.length === 1 && segments[0] === 'forms') return this.reply(atMs, 200, { forms: this.listing() });
+		if (segments.length === 1 && segments[0] === 'forms')
+			return this.reply(atMs, 200, { forms: this.listing() });
 		const form = this.forms.find((f) => f.id === formId);
 		if (!form || segments.length !== 3 || segments[2] !== 'responses') {
 			record.status = 404;
@@ -364,7 +404,8 @@ export class SimServer {
 				title: form.title,
 				slug: form.id,
 				published: true,
-				responseCount: this.responses.filter((r) => r.formId === form.id && this.isVisible(r)).length,
+				responseCount: this.responses.filter((r) => r.formId === form.id && this.isVisible(r))
+					.length,
 				createdAt: new Date(form.createdAtMs).toISOString(),
 				updatedAt: new Date(form.createdAtMs).toISOString(),
 			}));
@@ -394,18 +435,29 @@ export class SimServer {
 			});
 		const size = Math.min(limit, this.settings.pageCap);
 		const slice = matched.slice(offset, offset + size);
-		const body: IDataObject = { responses: slice.map(serialize), hasMore: offset + slice.length < matched.length };
+		const body: IDataObject = {
+			responses: slice.map(serialize),
+			hasMore: offset + slice.length < matched.length,
+		};
 		if (!this.settings.totalAbsent) body.total = matched.length;
 		return body;
 	}
 
-	private reply(atMs: number, statusCode: number, json: unknown, headers: IDataObject = {}, asText = false): unknown {
+	private reply(
+		atMs: number,
+		statusCode: number,
+		json: unknown,
+		headers: IDataObject = {},
+		asText = false,
+	): unknown {
 		return {
 			statusCode,
 			headers: {
 				'content-type': 'application/json; charset=utf-8',
 				// The service's clock has whole seconds.
-				...(!this.settings.dateAbsent && { date: new Date(Math.floor(atMs / 1000) * 1000).toUTCString() }),
+				...(!this.settings.dateAbsent && {
+					date: new Date(Math.floor(atMs / 1000) * 1000).toUTCString(),
+				}),
 				...headers,
 			},
 			body: Readable.from([Buffer.from(asText ? String(json) : JSON.stringify(json))]),
@@ -433,6 +485,8 @@ function serialize(response: SimResponse): IDataObject {
 	else if (version.garble === 'null') out.submittedAt = null;
 	else if (version.garble === 'notADate') out.submittedAt = 'yesterday-ish';
 	out.durationSeconds = 30;
-	out.answers = [{ questionId: 'q1', questionLabel: 'Version', value: versionTag(response.id, version.n) }];
+	out.answers = [
+		{ questionId: 'q1', questionLabel: 'Version', value: versionTag(response.id, version.n) },
+	];
 	return out;
 }

@@ -114,9 +114,15 @@ export class SimTriggerSession {
 	async pollTogether(): Promise<TickOutcome[]> {
 		const activation = await this.activeTrigger();
 		activation.polled = true;
-		const ticks = await this.virtually(async () => await Promise.all([activation.trigger.tick(), activation.trigger.tick()]));
-		if (ticks.some((tick) => tick.staticDataSaved)) this.storedStaticData = activation.trigger.staticData();
-		return ticks.map((tick) => ({ items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error }));
+		const ticks = await this.virtually(
+			async () => await Promise.all([activation.trigger.tick(), activation.trigger.tick()]),
+		);
+		if (ticks.some((tick) => tick.staticDataSaved))
+			this.storedStaticData = activation.trigger.staticData();
+		return ticks.map((tick) => ({
+			items: (tick.items?.[0] ?? []).map((item) => item.json),
+			error: tick.error,
+		}));
 	}
 
 	/** n8n stops (or is killed) and starts again: the next poll loads the stored static data. */

@@ -9,7 +9,13 @@ import { FormsWtfApi } from '../../credentials/FormsWtfApi.credentials';
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
 import { FormsWtfTrigger } from '../../nodes/FormsWtf/FormsWtfTrigger.node.js';
 import { testRetryPolicy } from './retryPolicy';
-import type { RunnerCredentials, RunnerNodeTypes, RunResult, RunPollArgs, RunPollResult } from '../runner';
+import type {
+	RunnerCredentials,
+	RunnerNodeTypes,
+	RunResult,
+	RunPollArgs,
+	RunPollResult,
+} from '../runner';
 import { runnerStartNode, runPoll, runWorkflow } from '../runner';
 
 export const NODE_TYPE = 'n8n-nodes-formswtf.formsWtf';
@@ -26,7 +32,13 @@ export function credentialsFor(baseUrl: string, apiKey: string): RunnerCredentia
 
 const credentialRef = { formsWtfApi: { id: '1', name: 'Forms.wtf account' } };
 
-function ourNode(type: string, name: string, position: [number, number], parameters: IDataObject, extra: Partial<INode>): INode {
+function ourNode(
+	type: string,
+	name: string,
+	position: [number, number],
+	parameters: IDataObject,
+	extra: Partial<INode>,
+): INode {
 	return {
 		id: name.toLowerCase().replace(/\W+/g, '-'),
 		name,
@@ -63,7 +75,10 @@ export interface RunNodeArgs {
 /** Runs Start → Forms.wtf once, as "Execute workflow" in the editor would. */
 export async function runFormsWtf(args: RunNodeArgs): Promise<RunResult> {
 	const start = runnerStartNode();
-	const node = formsWtfNode(args.parameters, args.continueOnFail ? { onError: 'continueRegularOutput' } : {});
+	const node = formsWtfNode(
+		args.parameters,
+		args.continueOnFail ? { onError: 'continueRegularOutput' } : {},
+	);
 	const connections: IConnections = {
 		[start.name]: { main: [[{ node: node.name, type: 'main', index: 0 }]] },
 	};

@@ -16,7 +16,14 @@ function resolve(expression: string, data: Record<string, string>): unknown {
 		active: false,
 		nodeTypes: new RunnerNodeTypeRegistry(nodeTypes),
 	});
-	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', { $credentials: data }, undefined, '');
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		expression,
+		'internal',
+		{ $credentials: data },
+		undefined,
+		'',
+	);
 }
 
 beforeAll(async () => await ensureRunnerReady());
@@ -25,8 +32,14 @@ describe('Forms.wtf API credential', () => {
 	it('tests the key against GET /forms, with or without a trailing slash on the base URL', () => {
 		const test = credential.test as ICredentialTestRequest;
 		expect(test.request.url).toBe('/forms');
-		for (const baseUrl of ['https://forms.wtf/api/v1', 'https://forms.wtf/api/v1/', ' https://forms.wtf/api/v1// ']) {
-			expect(resolve(String(test.request.baseURL), { baseUrl, apiKey: 'k' })).toBe('https://forms.wtf/api/v1');
+		for (const baseUrl of [
+			'https://forms.wtf/api/v1',
+			'https://forms.wtf/api/v1/',
+			' https://forms.wtf/api/v1// ',
+		]) {
+			expect(resolve(String(test.request.baseURL), { baseUrl, apiKey: 'k' })).toBe(
+				'https://forms.wtf/api/v1',
+			);
 		}
 	});
 
@@ -46,6 +59,8 @@ describe('Forms.wtf API credential', () => {
 		const apiKey = credential.properties.find((property) => property.name === 'apiKey');
 		expect(apiKey?.typeOptions?.password).toBe(true);
 		const header = credential.authenticate.properties.headers?.Authorization;
-		expect(resolve(String(header), { apiKey: 'fwtf_secret', baseUrl: 'x' })).toBe('Bearer fwtf_secret');
+		expect(resolve(String(header), { apiKey: 'fwtf_secret', baseUrl: 'x' })).toBe(
+			'Bearer fwtf_secret',
+		);
 	});
 });

@@ -8,7 +8,14 @@ export const API_KEY = 'fwtf_unit_test_secret_key_0123456789';
 
 /** Retries with millisecond waits, so that tests of retry logic stay quick. */
 export function useFastRetries(): void {
-	beforeEach(() => Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 3_000, minDelayMs: 1 }));
+	beforeEach(() =>
+		Object.assign(testRetryPolicy, {
+			baseDelayMs: 1,
+			maxDelayMs: 4,
+			maxRateLimitWaitMs: 3_000,
+			minDelayMs: 1,
+		}),
+	);
 	afterEach(() => resetTestRetryPolicy());
 }
 

@@ -40,7 +40,12 @@ const run = (parameters: IDataObject, apiKey = API_KEY, continueOnFail = false) 
 	runFormsWtf({ baseUrl: BASE_URL, apiKey, parameters, continueOnFail });
 
 /** Answers every request to `path` the same way, as often as asked; returns the request count. */
-function always(path: string, status: number, body: unknown, headers: Record<string, string> = {}): () => number {
+function always(
+	path: string,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): () => number {
 	let count = 0;
 	nock(ORIGIN)
 		.get(path)
@@ -48,7 +53,11 @@ function always(path: string, status: number, body: unknown, headers: Record<str
 		.times(1000)
 		.reply(() => {
 			count++;
-			return [status, typeof body === 'string' ? body : JSON.stringify(body), { 'Content-Type': 'application/json', ...headers }];
+			return [
+				status,
+				typeof body === 'string' ? body : JSON.stringify(body),
+				{ 'Content-Type': 'application/json', ...headers },
+			];
 		});
 	return () => count;
 }
@@ -57,15 +66,63 @@ const pastDate = () => new Date(Date.now() - 3_600_000).toUTCString();
 
 describe('hostile answers: retries are bounded and never sooner than the floor', () => {
 	it.each([
-		['429, Retry-After: 0', 429, () => ({ 'Retry-After': '0' }), 16, 'Forms.wtf rate limit reached'],
-		['429, Retry-After an HTTP date already past', 429, () => ({ 'Retry-After': pastDate() }), 16, 'Forms.wtf rate limit reached'],
-		['429, Retry-After: 0.001', 429, () => ({ 'Retry-After': '0.001' }), 16, 'Forms.wtf rate limit reached'],
-		['429, Retry-After: -5', 429, () => ({ 'Retry-After': '-5' }), 16, 'Forms.wtf rate limit reached'],
-		['429, Retry-After unreadable', 429, () => ({ 'Retry-After': 'soon' }), undefined, 'Forms.wtf rate limit reached'],
+		[
+			'429, Retry-After: 0',
+			429,
+			() => ({ 'Retry-After': '0' }),
+			16,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'429, Retry-After an HTTP date already past',
+			429,
+			() => ({ 'Retry-After': pastDate() }),
+			16,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'429, Retry-After: 0.001',
+			429,
+			() => ({ 'Retry-After': '0.001' }),
+			16,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'429, Retry-After: -5',
+			429,
+			() => ({ 'Retry-After': '-5' }),
+			16,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'429, Retry-After unreadable',
+			429,
+			() => ({ 'Retry-After': 'soon' }),
+			undefined,
+			'Forms.wtf rate limit reached',
+		],
 		['429 without Retry-After', 429, () => ({}), undefined, 'Forms.wtf rate limit reached'],
-		['429, Retry-After: 1 (the budget is not reached)', 429, () => ({ 'Retry-After': '1' }), 16, 'Forms.wtf rate limit reached'],
-		['429, Retry-After past the 75 s budget', 429, () => ({ 'Retry-After': '3600' }), 1, 'Forms.wtf rate limit reached'],
-		['503, Retry-After: 0', 503, () => ({ 'Retry-After': '0' }), 4, 'Forms.wtf had a server error (503)'],
+		[
+			'429, Retry-After: 1 (the budget is not reached)',
+			429,
+			() => ({ 'Retry-After': '1' }),
+			16,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'429, Retry-After past the 75 s budget',
+			429,
+			() => ({ 'Retry-After': '3600' }),
+			1,
+			'Forms.wtf rate limit reached',
+		],
+		[
+			'503, Retry-After: 0',
+			503,
+			() => ({ 'Retry-After': '0' }),
+			4,
+			'Forms.wtf had a server error (503)',
+		],
 		['500', 500, () => ({}), 4, 'Forms.wtf had a server error (500)'],
 	] as const)('%s', async (_name, status, headers, requests, message) => {
 		const count = always('/api/v1/forms', status, { error: 'no' }, headers());
@@ -75,7 +132,8 @@ describe('hostile answers: retries are bounded and never sooner than the floor',
 		if (requests !== undefined) expect(count()).toBe(requests);
 		expect(count()).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxRateLimitRetries + 1);
 		expect(waits).toHaveLength(count() - 1);
-		const floor = status === 429 ? DEFAULT_RETRY_POLICY.minDelayMs : DEFAULT_RETRY_POLICY.baseDelayMs / 2;
+		const floor =
+			status === 429 ? DEFAULT_RETRY_POLICY.minDelayMs : DEFAULT_RETRY_POLICY.baseDelayMs / 2;
 		for (const ms of waits) expect(ms).toBeGreaterThanOrEqual(floor);
 		if (status === 429) {
 			const waited = waits.reduce((sum, ms) => sum + ms, 0);
@@ -114,7 +172,11 @@ describe('hostile answers: the API key never reaches an error', () => {
 		['400 echoing the key across the 500th character', 400, () => ({ error: longEcho })],
 		['403 echoing the key twice', 403, (key: string) => ({ error: `${key}${key}` })],
 		['404 echoing the header', 404, (key: string) => ({ error: `no form for Bearer ${key}` })],
-		['429 echoing the key, until the retries are spent', 429, (key: string) => ({ error: `rate limit for ${key}` })],
+		[
+			'429 echoing the key, until the retries are spent',
+			429,
+			(key: string) => ({ error: `rate limit for ${key}` }),
+		],
 		['503 echoing the key', 503, (key: string) => ({ error: `down (${key})` })],
 		['200 {"error": key} to a list of forms', 200, (key: string) => ({ error: `bad key ${key}` })],
 		['200 a string with the key in it', 200, (key: string) => `your key is ${key}`],
@@ -126,9 +188,14 @@ describe('hostile answers: the API key never reaches an error', () => {
 		const result = await run(LIST_FORMS, stored);
 		expect(result.status).toBe('error');
 		expect(count()).toBeGreaterThan(0);
-		const texts = [JSON.stringify(result.error), JSON.stringify(result.run), String(result.error?.stack)];
+		const texts = [
+			JSON.stringify(result.error),
+			JSON.stringify(result.run),
+			String(result.error?.stack),
+		];
 		expect(leaks(texts, [...keyForms, stored, ...secretForms(stored)])).toEqual([]);
-		if (status !== 200 || typeof body(API_KEY) !== 'string') expect(JSON.stringify(result.error)).toContain('[redacted]');
+		if (status !== 200 || typeof body(API_KEY) !== 'string')
+			expect(JSON.stringify(result.error)).toContain('[redacted]');
 	});
 
 	it('Continue On Fail: the error item carries no key either', async () => {
@@ -142,7 +209,9 @@ describe('hostile answers: the API key never reaches an error', () => {
 	it('a key with a line break inside is sent without it, and redacted in that form', async () => {
 		const stored = `${API_KEY.slice(0, 12)}\n${API_KEY.slice(12)}`;
 		// nockApi's api() matches only the header `Bearer <API_KEY>`: what n8n's client sends.
-		api().get('/api/v1/forms/f1').reply(401, { error: `unknown key ${API_KEY}` });
+		api()
+			.get('/api/v1/forms/f1')
+			.reply(401, { error: `unknown key ${API_KEY}` });
 		const result = await run(GET_FORM, stored);
 		expect(result.error?.message).toBe('Forms.wtf did not accept the API key');
 		expect(result.error?.description).toContain('unknown key [redacted]');
@@ -159,8 +228,12 @@ describe('hostile answers: the API key never reaches an error', () => {
 	});
 
 	it('every wire form of a key: as stored, trimmed, without control characters, JSON-escaped', () => {
-		expect(secretForms(` fwtf_a"b\n`)).toEqual(expect.arrayContaining([' fwtf_a"b\n', 'fwtf_a"b', 'fwtf_a\\"b', ' fwtf_a"b']));
-		expect(secretForms('fwtf_ab\ncd')).toEqual(expect.arrayContaining(['fwtf_ab\ncd', 'fwtf_abcd']));
+		expect(secretForms(` fwtf_a"b\n`)).toEqual(
+			expect.arrayContaining([' fwtf_a"b\n', 'fwtf_a"b', 'fwtf_a\\"b', ' fwtf_a"b']),
+		);
+		expect(secretForms('fwtf_ab\ncd')).toEqual(
+			expect.arrayContaining(['fwtf_ab\ncd', 'fwtf_abcd']),
+		);
 		expect(secretForms('')).toEqual([]);
 		expect(secretForms(undefined)).toEqual([]);
 	});
@@ -170,10 +243,22 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 	const UNREADABLE = 'Forms.wtf sent an answer that could not be read';
 
 	it.each([
-		['Get Many forms', LIST_FORMS, '/api/v1/forms', { error: 'maintenance' }, 'got { "error": "maintenance" }'],
+		[
+			'Get Many forms',
+			LIST_FORMS,
+			'/api/v1/forms',
+			{ error: 'maintenance' },
+			'got { "error": "maintenance" }',
+		],
 		['Get Many forms', LIST_FORMS, '/api/v1/forms', { forms: null }, 'got { "forms": null }'],
 		['Get Many forms', LIST_FORMS, '/api/v1/forms', { forms: 'none' }, 'got { "forms": "none" }'],
-		['Get Many forms', LIST_FORMS, '/api/v1/forms', { forms: [null] }, 'got { "forms": [ 1 value ] }'],
+		[
+			'Get Many forms',
+			LIST_FORMS,
+			'/api/v1/forms',
+			{ forms: [null] },
+			'got { "forms": [ 1 value ] }',
+		],
 		['Get Many forms', LIST_FORMS, '/api/v1/forms', [], 'got an empty array ([])'],
 		['Get Many forms', LIST_FORMS, '/api/v1/forms', 'forms', 'got a string ("forms")'],
 		['Get Many forms', LIST_FORMS, '/api/v1/forms', null, 'got null'],
@@ -181,8 +266,20 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 		['Get a form', GET_FORM, '/api/v1/forms/f1', [], 'got an empty array ([])'],
 		['Get a form', GET_FORM, '/api/v1/forms/f1', 'f1', 'got a string ("f1")'],
 		['Get a form', GET_FORM, '/api/v1/forms/f1', null, 'got null'],
-		['Get a form', GET_FORM, '/api/v1/forms/f1', { title: 'x', questions: [] }, 'got { "title": "x", "questions": [] }'],
-		['Get a form', GET_FORM, '/api/v1/forms/f1', { error: 'Form not found' }, 'got { "error": "Form not found" }'],
+		[
+			'Get a form',
+			GET_FORM,
+			'/api/v1/forms/f1',
+			{ title: 'x', questions: [] },
+			'got { "title": "x", "questions": [] }',
+		],
+		[
+			'Get a form',
+			GET_FORM,
+			'/api/v1/forms/f1',
+			{ error: 'Form not found' },
+			'got { "error": "Form not found" }',
+		],
 	] as const)('%s, body %j', async (_operation, parameters, path, body, got) => {
 		nock(ORIGIN).get(path).reply(200, JSON.stringify(body), { 'Content-Type': 'application/json' });
 		const result = await run(parameters);
@@ -193,14 +290,24 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 	});
 
 	it.each([
-		['an HTML page from a proxy', '<html><body>Bad gateway</body></html>', 'got text that is not JSON ("<html><body>Bad gateway</body></html>")'],
+		[
+			'an HTML page from a proxy',
+			'<html><body>Bad gateway</body></html>',
+			'got text that is not JSON ("<html><body>Bad gateway</body></html>")',
+		],
 		['JSON cut short', '{"forms": [', 'got text that is not JSON ("{\\"forms\\": [")'],
-		['text echoing the key', `no such key: ${API_KEY}`, 'got text that is not JSON ("no such key: [redacted]")'],
+		[
+			'text echoing the key',
+			`no such key: ${API_KEY}`,
+			'got text that is not JSON ("no such key: [redacted]")',
+		],
 	])('Get Many forms: %s', async (_name, text, got) => {
 		nock(ORIGIN).get('/api/v1/forms').reply(200, text, { 'Content-Type': 'text/html' });
 		const result = await run(LIST_FORMS);
 		expect(result.error?.message).toBe(UNREADABLE);
-		expect(result.error?.description).toContain(`Expected { "forms": [ … ] }, a list of forms, ${got}`);
+		expect(result.error?.description).toContain(
+			`Expected { "forms": [ … ] }, a list of forms, ${got}`,
+		);
 		expect(JSON.stringify(result.run)).not.toContain(API_KEY);
 	});
 
@@ -214,11 +321,17 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 	it.each([
 		[{ error: 'maintenance' }, 'got { "error": "maintenance" }'],
 		[{ responses: null, hasMore: false }, 'got { "responses": null, "hasMore": false }'],
-		[{ responses: [{ walletAddress: '0x' }], hasMore: false }, 'got { "responses": [ 1 value ], "hasMore": false }'],
+		[
+			{ responses: [{ walletAddress: '0x' }], hasMore: false },
+			'got { "responses": [ 1 value ], "hasMore": false }',
+		],
 		[{ responses: [] }, 'got { "responses": [] }'],
 		[[], 'got an empty array ([])'],
 	] as const)('Get Responses, page %j', async (body, got) => {
-		nock(ORIGIN).get('/api/v1/forms/f1/responses').query(true).reply(200, JSON.stringify(body), { 'Content-Type': 'application/json' });
+		nock(ORIGIN)
+			.get('/api/v1/forms/f1/responses')
+			.query(true)
+			.reply(200, JSON.stringify(body), { 'Content-Type': 'application/json' });
 		const result = await run({ resource: 'response', operation: 'getAll', formId: formById('f1') });
 		expect(result.error?.message).toBe(UNREADABLE);
 		expect(result.error?.description).toContain(got);
@@ -226,28 +339,40 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 
 	it('the form picker: a list of forms of the wrong shape says what came back, not a TypeError', async () => {
 		const client = scriptedClient([{ status: 200, body: 'null' }], { apiKey: API_KEY });
-		await expect(searchForms.call(client.context as unknown as ILoadOptionsFunctions)).rejects.toThrow(UNREADABLE);
+		await expect(
+			searchForms.call(client.context as unknown as ILoadOptionsFunctions),
+		).rejects.toThrow(UNREADABLE);
 		expect(client.sent).toHaveLength(1);
 	});
 
 	it('Get Responses: a null body', async () => {
-		nock(ORIGIN).get('/api/v1/forms/f1/responses').query(true).reply(200, 'null', { 'Content-Type': 'application/json' });
+		nock(ORIGIN)
+			.get('/api/v1/forms/f1/responses')
+			.query(true)
+			.reply(200, 'null', { 'Content-Type': 'application/json' });
 		const result = await run({ resource: 'response', operation: 'getAll', formId: formById('f1') });
 		expect(result.error?.message).toBe(UNREADABLE);
 		expect(JSON.stringify(result.error)).not.toMatch(/Cannot read properties/);
 	});
 
-	it.each(['csv', 'json', 'merkle'])('Export (%s): a 200 whose body is the API’s error object', async (format) => {
-		nock(ORIGIN)
-			.get('/api/v1/forms/f1/export')
-			.query({ format })
-			.reply(200, JSON.stringify({ error: `Export failed for ${API_KEY}` }), { 'Content-Type': 'application/json' });
-		const result = await run({ ...EXPORT, format });
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe(UNREADABLE);
-		expect(result.error?.description).toContain('Expected an export file, got { "error": "Export failed for [redacted]" }');
-		expect(JSON.stringify(result.run)).not.toContain(API_KEY);
-	});
+	it.each(['csv', 'json', 'merkle'])(
+		'Export (%s): a 200 whose body is the API’s error object',
+		async (format) => {
+			nock(ORIGIN)
+				.get('/api/v1/forms/f1/export')
+				.query({ format })
+				.reply(200, JSON.stringify({ error: `Export failed for ${API_KEY}` }), {
+					'Content-Type': 'application/json',
+				});
+			const result = await run({ ...EXPORT, format });
+			expect(result.status).toBe('error');
+			expect(result.error?.message).toBe(UNREADABLE);
+			expect(result.error?.description).toContain(
+				'Expected an export file, got { "error": "Export failed for [redacted]" }',
+			);
+			expect(JSON.stringify(result.run)).not.toContain(API_KEY);
+		},
+	);
 
 	it('Export: files that start like JSON objects and arrays still pass', async () => {
 		const merkle = '{"format":"standard-v1","tree":[]}';
@@ -264,8 +389,12 @@ describe('hostile answers: a 200 of the wrong shape fails and says what came bac
 
 	it('describeBody stays short, whatever the size of what came back', () => {
 		expect(describeBody('z'.repeat(10_000), []).length).toBeLessThan(200);
-		expect(describeBody({ a: 1, b: 2, c: 3, d: 4, e: 5 }, [])).toBe('{ "a": 1, "b": 2, "c": 3, "d": 4, … }');
-		expect(describeBody({ error: `${'q'.repeat(115)}${API_KEY}` }, secretForms(API_KEY))).not.toContain(API_KEY.slice(0, 5));
+		expect(describeBody({ a: 1, b: 2, c: 3, d: 4, e: 5 }, [])).toBe(
+			'{ "a": 1, "b": 2, "c": 3, "d": 4, … }',
+		);
+		expect(
+			describeBody({ error: `${'q'.repeat(115)}${API_KEY}` }, secretForms(API_KEY)),
+		).not.toContain(API_KEY.slice(0, 5));
 	});
 });
 
@@ -276,13 +405,33 @@ describe('hostile input: refused before any request', () => {
 	});
 
 	it.each([
-		['a Timeout of 2^31 ms', { ...LIST_FORMS, options: { timeout: 2 ** 31 } }, `"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`],
-		['a Timeout of 1e300 ms', { ...GET_FORM, options: { timeout: '={{ 1e300 }}' } }, `"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`],
-		['an infinite Timeout', { ...EXPORT, options: { timeout: '={{ Infinity }}' } }, `"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`],
-		['a Timeout that is NaN', { ...LIST_FORMS, options: { timeout: '={{ NaN }}' } }, '"Timeout" must be a number of milliseconds, 1 or more'],
+		[
+			'a Timeout of 2^31 ms',
+			{ ...LIST_FORMS, options: { timeout: 2 ** 31 } },
+			`"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`,
+		],
+		[
+			'a Timeout of 1e300 ms',
+			{ ...GET_FORM, options: { timeout: '={{ 1e300 }}' } },
+			`"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`,
+		],
+		[
+			'an infinite Timeout',
+			{ ...EXPORT, options: { timeout: '={{ Infinity }}' } },
+			`"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`,
+		],
+		[
+			'a Timeout that is NaN',
+			{ ...LIST_FORMS, options: { timeout: '={{ NaN }}' } },
+			'"Timeout" must be a number of milliseconds, 1 or more',
+		],
 		['form ID "."', { ...GET_FORM, formId: formById('.') }, '"." is not a form ID'],
 		['form ID ".."', { ...EXPORT, formId: formById('..') }, '".." is not a form ID'],
-		['form ID " .. "', { resource: 'response', operation: 'getAll', formId: formById(' .. ') }, '".." is not a form ID'],
+		[
+			'form ID " .. "',
+			{ resource: 'response', operation: 'getAll', formId: formById(' .. ') },
+			'".." is not a form ID',
+		],
 	] as const)('%s', async (_name, parameters, message) => {
 		const result = await run(parameters as IDataObject);
 		expect(result.status).toBe('error');
@@ -305,11 +454,15 @@ describe('hostile input: refused before any request', () => {
 			{ path: ['forms'], timeoutMs: Number.POSITIVE_INFINITY },
 		]) {
 			const client = scriptedClient([{ status: 200, body: '{"forms":[]}' }], { apiKey: API_KEY });
-			await expect(client.transport.request<unknown>(request)).rejects.toThrow(/not a valid form ID|Timeout must be at most/);
+			await expect(client.transport.request<unknown>(request)).rejects.toThrow(
+				/not a valid form ID|Timeout must be at most/,
+			);
 			expect(client.sent).toHaveLength(0);
 			jest.restoreAllMocks();
 		}
 		expect(() => buildUrl(BASE_URL, ['forms', '..'])).toThrow();
-		expect(buildUrl(BASE_URL, ['forms', '.x', 'a/b', '%2e'])).toBe(`${BASE_URL}/forms/.x/a%2Fb/%252e`);
+		expect(buildUrl(BASE_URL, ['forms', '.x', 'a/b', '%2e'])).toBe(
+			`${BASE_URL}/forms/.x/a%2Fb/%252e`,
+		);
 	});
 });

@@ -83,9 +83,19 @@ async function returnAll(baseUrl: string, options: Record<string, unknown> = {})
 	const result = await runFormsWtf({
 		baseUrl,
 		apiKey: API_KEY,
-		parameters: { resource: 'response', operation: 'getAll', formId: formById('f1'), returnAll: true, options },
+		parameters: {
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById('f1'),
+			returnAll: true,
+			options,
+		},
 	});
-	return { result, ids: result.status === 'success' ? result.outputOf('Forms.wtf').map((item) => item.json.id) : [] };
+	return {
+		result,
+		ids:
+			result.status === 'success' ? result.outputOf('Forms.wtf').map((item) => item.json.id) : [],
+	};
 }
 
 const allIds = (count: number) => Array.from({ length: count }, (_, i) => `r${i}`);
@@ -117,13 +127,18 @@ describe('paging: reading ahead', () => {
 	});
 
 	it('drops a page read ahead at an offset that a shorter page made wrong', async () => {
-		const server = await pagingServer({ count: 3000, pageCap: (offset) => (offset === 0 ? 1000 : 600) });
+		const server = await pagingServer({
+			count: 3000,
+			pageCap: (offset) => (offset === 0 ? 1000 : 600),
+		});
 		try {
 			const { ids } = await returnAll(server.baseUrl);
 			expect(ids).toEqual(allIds(3000));
 			// 1999 and 2598 were asked for ahead, assuming a full page at 1000: two wasted requests,
 			// dropped because 1999 does not hold r1599, the last response of the page at 1000.
-			expect([...server.offsets].sort((a, b) => a - b)).toEqual([0, 1000, 1600, 1999, 2200, 2598, 2799]);
+			expect([...server.offsets].sort((a, b) => a - b)).toEqual([
+				0, 1000, 1600, 1999, 2200, 2598, 2799,
+			]);
 		} finally {
 			await server.close();
 		}
@@ -161,7 +176,9 @@ describe('paging: reading ahead', () => {
 		const waits: Array<{ ms: number; signal?: AbortSignal }> = [];
 		testRetryPolicy.wait = async (ms, signal) => {
 			waits.push({ ms, signal });
-			await new Promise<void>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+			await new Promise<void>((_, reject) =>
+				signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+			);
 		};
 		let aheadRefused!: () => void;
 		const refused = new Promise<void>((resolve) => (aheadRefused = resolve));
@@ -189,11 +206,13 @@ describe('paging: reading ahead', () => {
 			await server.close();
 		}
 	});
-
 });
 
 describe('paging: the continuity proof of a walk by offset', () => {
-	const at = (id: string, submittedAt = '2026-01-01T00:00:00.000Z') => ({ ...response(id), submittedAt });
+	const at = (id: string, submittedAt = '2026-01-01T00:00:00.000Z') => ({
+		...response(id),
+		submittedAt,
+	});
 
 	it('a boundary is proven when the next page holds one of the last responses read, in the same version', () => {
 		const continuity = new Continuity(2);

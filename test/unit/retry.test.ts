@@ -44,14 +44,18 @@ describe('backoffDelayMs', () => {
 });
 
 describe('timeScale', () => {
-
 	it('is 1 in n8n: Retry-After is waited for exactly, the 429 budget is 75 s', () => {
 		expect(rateLimitDelayMs(policy, '3', 0)).toBe(3000);
 		expect(rateLimitBudgetMs(policy)).toBe(75_000);
 	});
 
 	it('scales what Retry-After asks, the backoff and the 429 budget alike', () => {
-		const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000, timeScale: 0.05 };
+		const policy: RetryPolicy = {
+			...DEFAULT_RETRY_POLICY,
+			baseDelayMs: 100,
+			maxDelayMs: 1000,
+			timeScale: 0.05,
+		};
 		expect(rateLimitDelayMs(policy, '20', 0)).toBe(1000);
 		// The backoff step (at most 20 ms) is raised to the floor, 1 s scaled: 50 ms.
 		expect(rateLimitDelayMs(policy, undefined, 2)).toBe(50);
@@ -86,6 +90,8 @@ describe('the floor of a wait after a 429', () => {
 	it('comes with a count of retries as well as the 75 s budget', () => {
 		expect(DEFAULT_RETRY_POLICY.maxRateLimitRetries).toBeGreaterThan(0);
 		// At the floor, the budget alone would allow 75 retries in a row.
-		expect(DEFAULT_RETRY_POLICY.maxRateLimitRetries).toBeLessThan(rateLimitBudgetMs(policy) / rateLimitFloorMs(policy));
+		expect(DEFAULT_RETRY_POLICY.maxRateLimitRetries).toBeLessThan(
+			rateLimitBudgetMs(policy) / rateLimitFloorMs(policy),
+		);
 	});
 });

@@ -34,7 +34,11 @@ describe('transport: paging', () => {
 			.get(ENCODED_PATH)
 			.query({ limit: 1000, offset: 1000 })
 			.reply(200, page(['x1', 'x2'], 1500, false));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('success');
 		const ids = result.outputOf('Forms.wtf').map((item) => item.json.id);
 		expect(ids).toHaveLength(1002);
@@ -51,15 +55,26 @@ describe('transport: paging', () => {
 			.get(ENCODED_PATH)
 			.query({ limit: 1000, offset: 1000 })
 			.reply(200, page(['r999', 'r1000'], 1002, false));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		const ids = result.outputOf('Forms.wtf').map((item) => item.json.id);
 		expect(ids).toHaveLength(1001);
 		expect(new Set(ids).size).toBe(1001);
 	});
 
 	it('stops with a clear error when hasMore is true but the page is empty', async () => {
-		api().get(ENCODED_PATH).query(true).reply(200, page([], 10, true));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.reply(200, page([], 10, true));
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toBe('Forms.wtf returned inconsistent pages of responses');
 		expect(result.error?.description).toContain('empty page at offset 0');
@@ -73,7 +88,11 @@ describe('transport: paging', () => {
 			.query(true)
 			.times(100)
 			.reply(() => (requests++, [200, page(same, 5000, true)]));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('error');
 		expect(result.error?.description).toContain('offset is not advancing');
 		// The first page, then pages of repeats: a few, as arrivals between requests can cause.
@@ -88,7 +107,11 @@ describe('transport: paging', () => {
 		const result = await runFormsWtf({
 			baseUrl: BASE_URL,
 			apiKey: API_KEY,
-			parameters: getResponses({ returnAll: false, limit: 7, options: { offset: 20, since: '2025-05-01T09:30:00+02:00' } }),
+			parameters: getResponses({
+				returnAll: false,
+				limit: 7,
+				options: { offset: 20, since: '2025-05-01T09:30:00+02:00' },
+			}),
 		});
 		expect(result.status).toBe('success');
 		expect(result.outputOf('Forms.wtf')).toHaveLength(2);
@@ -106,7 +129,11 @@ describe('transport: retries', () => {
 			.get(ENCODED_PATH)
 			.query(true)
 			.reply(200, page(['a'], 1, false));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('success');
 		expect(waits).toEqual([1000]);
 		expect(scope.isDone()).toBe(true);
@@ -124,7 +151,11 @@ describe('transport: retries', () => {
 			.query(true)
 			.reply(200, page(['a'], 1, false));
 		Object.assign(testRetryPolicy, { maxRateLimitWaitMs: 75_000 });
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('success');
 		// An HTTP date has whole seconds: between 59 and 60 s are left of the minute.
 		expect(waits).toHaveLength(1);
@@ -135,12 +166,27 @@ describe('transport: retries', () => {
 	it('backs off on its own when 429 has no Retry-After, and gives up with a rate-limit message', async () => {
 		recordWaits();
 		api().get(ENCODED_PATH).query(true).times(3).reply(429, { error: 'Too many requests' });
-		api().get(ENCODED_PATH).query(true).reply(200, page(['a'], 1, false));
-		const ok = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.reply(200, page(['a'], 1, false));
+		const ok = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(ok.status).toBe('success');
 
-		api().get(ENCODED_PATH).query(true).times(10_000).reply(429, { error: 'Too many requests' }, { 'Retry-After': '2' });
-		const failed = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.times(10_000)
+			.reply(429, { error: 'Too many requests' }, { 'Retry-After': '2' });
+		const failed = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(failed.status).toBe('error');
 		expect(failed.error?.message).toBe('Forms.wtf rate limit reached');
 		expect(failed.error?.description).toMatch(/waited 2 s over 2 attempts/);
@@ -148,13 +194,21 @@ describe('transport: retries', () => {
 
 	it('retries a 5xx three times, then reports a server error', async () => {
 		api().get(ENCODED_PATH).query(true).times(2).reply(502, 'Bad gateway');
-		api().get(ENCODED_PATH).query(true).reply(200, page(['a'], 1, false));
-		expect((await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() })).status).toBe(
-			'success',
-		);
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.reply(200, page(['a'], 1, false));
+		expect(
+			(await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() }))
+				.status,
+		).toBe('success');
 
 		const scope = api().get(ENCODED_PATH).query(true).times(4).reply(500, { error: 'boom' });
-		const failed = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const failed = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(failed.error?.message).toBe('Forms.wtf had a server error (500)');
 		expect(failed.error?.description).toContain('failed 4 times');
 		expect(scope.isDone()).toBe(true);
@@ -186,10 +240,19 @@ describe('transport: retries', () => {
 
 	it('retries a connection dropped while the body streams in', async () => {
 		let requests = 0;
-		const body = JSON.stringify(page(Array.from({ length: 200 }, (_, i) => `r${i}`), 200, false));
+		const body = JSON.stringify(
+			page(
+				Array.from({ length: 200 }, (_, i) => `r${i}`),
+				200,
+				false,
+			),
+		);
 		const server = http.createServer((req, res) => {
 			requests++;
-			res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
+			res.writeHead(200, {
+				'Content-Type': 'application/json',
+				'Content-Length': String(body.length),
+			});
 			if (requests === 1) {
 				res.write(body.slice(0, body.length / 2), () => req.socket.destroy());
 				return;
@@ -225,8 +288,15 @@ describe('transport: retries', () => {
 
 	it.each([400, 401, 403, 404])('never retries %i', async (status) => {
 		const scope = api().get(ENCODED_PATH).query(true).reply(status, { error: 'no' });
-		const extra = api().get(ENCODED_PATH).query(true).reply(200, page(['a'], 1, false));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const extra = api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.reply(200, page(['a'], 1, false));
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('error');
 		expect(scope.isDone()).toBe(true);
 		expect(extra.isDone()).toBe(false);
@@ -235,14 +305,25 @@ describe('transport: retries', () => {
 
 describe('transport: bodies and base URL', () => {
 	it('reports a body that is not JSON', async () => {
-		api().get(ENCODED_PATH).query(true).reply(200, '{"responses": [', { 'Content-Type': 'application/json' });
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		api()
+			.get(ENCODED_PATH)
+			.query(true)
+			.reply(200, '{"responses": [', { 'Content-Type': 'application/json' });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.error?.message).toBe('Forms.wtf sent an answer that could not be read');
 	});
 
 	it('reports JSON that is not a page of responses', async () => {
 		api().get(ENCODED_PATH).query(true).reply(200, { items: [] });
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.error?.message).toBe('Forms.wtf sent an answer that could not be read');
 	});
 
@@ -263,7 +344,9 @@ describe('transport: bodies and base URL', () => {
 			apiKey: API_KEY,
 			parameters: { resource: 'form', operation: 'getAll' },
 		});
-		expect(result.error?.message).toBe('The Base URL in the Forms.wtf credential is not a web address');
+		expect(result.error?.message).toBe(
+			'The Base URL in the Forms.wtf credential is not a web address',
+		);
 	});
 });
 
@@ -301,7 +384,11 @@ describe('transport: errors that say what to fix', () => {
 			.query(true)
 			.times(attempts)
 			.replyWithError(Object.assign(new Error(`failed with ${code}`), { code }));
-		const result = await runFormsWtf({ baseUrl: BASE_URL, apiKey: API_KEY, parameters: getResponses() });
+		const result = await runFormsWtf({
+			baseUrl: BASE_URL,
+			apiKey: API_KEY,
+			parameters: getResponses(),
+		});
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toBe(message);
 		expect(scope.isDone()).toBe(true);

@@ -62,7 +62,10 @@ export function scriptedClient(
 	let next = 0;
 	const context = {
 		getNode: () => node,
-		getCredentials: async () => ({ apiKey: credential.apiKey, baseUrl: credential.baseUrl ?? 'http://127.0.0.1:9/api/v1' }),
+		getCredentials: async () => ({
+			apiKey: credential.apiKey,
+			baseUrl: credential.baseUrl ?? 'http://127.0.0.1:9/api/v1',
+		}),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
 				sent.push(options);
@@ -74,7 +77,12 @@ export function scriptedClient(
 				}
 				return {
 					statusCode: answer.status,
-					headers: Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+					headers: Object.fromEntries(
+						Object.entries(answer.headers ?? {}).map(([name, value]) => [
+							name.toLowerCase(),
+							value,
+						]),
+					),
 					body: Readable.from(answer.body === undefined ? [] : [Buffer.from(answer.body)]),
 				};
 			},

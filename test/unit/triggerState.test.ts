@@ -1,6 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readState, STATE_VERSION, unlessAlreadyPolling, writeState, LAST_ID } from '../../nodes/FormsWtf/trigger/state';
+import {
+	readState,
+	STATE_VERSION,
+	unlessAlreadyPolling,
+	writeState,
+	LAST_ID,
+} from '../../nodes/FormsWtf/trigger/state';
 import type { TriggerState } from '../../nodes/FormsWtf/trigger/state';
 
 const LOOK_BACK_MS = 600_000;
@@ -33,8 +39,16 @@ const STORED_BY_VERSION_1: IDataObject = {
 			listedUpdatedAt: '2026-11-01T00:00:00.000Z',
 			readAtRev: 11,
 		},
-		f2: { since: '2026-11-23T09:00:00.000Z', seen: { b: Date.parse('2026-11-23T09:30:00.000Z') }, resumeOffset: 4000 },
-		f3: { since: '2026-11-22T00:00:00.000Z', seen: {}, unlistedSinceMs: Date.parse('2026-11-22T00:00:00.000Z') },
+		f2: {
+			since: '2026-11-23T09:00:00.000Z',
+			seen: { b: Date.parse('2026-11-23T09:30:00.000Z') },
+			resumeOffset: 4000,
+		},
+		f3: {
+			since: '2026-11-22T00:00:00.000Z',
+			seen: {},
+			unlistedSinceMs: Date.parse('2026-11-22T00:00:00.000Z'),
+		},
 	},
 };
 
@@ -52,7 +66,14 @@ describe('trigger state in static data', () => {
 		const staticData: IDataObject = { stale: true };
 		writeState(staticData, { ...state, failures: 2 });
 		expect(read(staticData, 'form:x').state).toBeUndefined();
-		expect(Object.keys(staticData).sort()).toEqual(['activatedAtMs', 'failures', 'forms', 'rev', 'scope', 'version']);
+		expect(Object.keys(staticData).sort()).toEqual([
+			'activatedAtMs',
+			'failures',
+			'forms',
+			'rev',
+			'scope',
+			'version',
+		]);
 		writeState(staticData, state);
 		expect(staticData.failures).toBeUndefined();
 	});
@@ -96,46 +117,97 @@ describe('trigger state in static data', () => {
 		['not an object', 'garbage', 'now'],
 		['null', null, 'now'],
 		['since not a date, no newest', { since: 'yesterday', seen: {} }, 'now'],
-		['since missing, newest known', { seen: {}, newestMs: 5_000_000 }, { floor: { atMs: 5_000_000, id: LAST_ID }, newestMs: 5_000_000, seen: {} }],
-		['seen not an object', { since: '2026-01-01T00:00:00.000Z', seen: 'x', newestMs: 5_000_000 }, { floor: { atMs: 5_000_000, id: LAST_ID } }],
+		[
+			'since missing, newest known',
+			{ seen: {}, newestMs: 5_000_000 },
+			{ floor: { atMs: 5_000_000, id: LAST_ID }, newestMs: 5_000_000, seen: {} },
+		],
+		[
+			'seen not an object',
+			{ since: '2026-01-01T00:00:00.000Z', seen: 'x', newestMs: 5_000_000 },
+			{ floor: { atMs: 5_000_000, id: LAST_ID } },
+		],
 		['seen holding a string', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' } }, 'now'],
-		['resume of the wrong shape', { since: '2026-01-01T00:00:00.000Z', seen: { a: 1 }, resume: { offset: -1 } }, { resume: { offset: 0, anchors: [] }, seen: { a: 1 } }],
-		['floor of the wrong shape', { since: '2026-01-01T00:00:00.000Z', seen: {}, floor: 7 }, { floor: { atMs: Date.parse('2026-01-01T00:00:00.000Z'), id: LAST_ID } }],
-		['undated not a list', { since: '2026-01-01T00:00:00.000Z', seen: {}, undated: 'u' }, { since: '2026-01-01T00:00:00.000Z', seen: {} }],
-	])('repairs a cursor that is %s, without emitting again what it handled, and says so', (_name, cursor, expected) => {
-		const { state: repaired, repairs, restartAtNow } = read({ ...structuredClone(state), forms: { f1: cursor, ok: state.forms.f1 } } as IDataObject);
-		expect(repairs).toHaveLength(1);
-		expect(repairs[0]).toContain('form "f1"');
-		expect(repaired?.forms.ok).toEqual(state.forms.f1);
-		if (expected === 'now') {
-			expect(restartAtNow).toEqual(['f1']);
-			expect(repaired?.forms.f1).toBeUndefined();
-		} else {
-			expect(restartAtNow).toEqual([]);
-			expect(repaired?.forms.f1).toMatchObject(expected);
-			// A floor at the newest time read: nothing handled before can be emitted again.
-			if ('floor' in expected) expect(Date.parse(repaired?.forms.f1.since as string)).toBeLessThanOrEqual((expected.floor as { atMs: number }).atMs);
-		}
-	});
+		[
+			'resume of the wrong shape',
+			{ since: '2026-01-01T00:00:00.000Z', seen: { a: 1 }, resume: { offset: -1 } },
+			{ resume: { offset: 0, anchors: [] }, seen: { a: 1 } },
+		],
+		[
+			'floor of the wrong shape',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, floor: 7 },
+			{ floor: { atMs: Date.parse('2026-01-01T00:00:00.000Z'), id: LAST_ID } },
+		],
+		[
+			'undated not a list',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, undated: 'u' },
+			{ since: '2026-01-01T00:00:00.000Z', seen: {} },
+		],
+	])(
+		'repairs a cursor that is %s, without emitting again what it handled, and says so',
+		(_name, cursor, expected) => {
+			const {
+				state: repaired,
+				repairs,
+				restartAtNow,
+			} = read({
+				...structuredClone(state),
+				forms: { f1: cursor, ok: state.forms.f1 },
+			} as IDataObject);
+			expect(repairs).toHaveLength(1);
+			expect(repairs[0]).toContain('form "f1"');
+			expect(repaired?.forms.ok).toEqual(state.forms.f1);
+			if (expected === 'now') {
+				expect(restartAtNow).toEqual(['f1']);
+				expect(repaired?.forms.f1).toBeUndefined();
+			} else {
+				expect(restartAtNow).toEqual([]);
+				expect(repaired?.forms.f1).toMatchObject(expected);
+				// A floor at the newest time read: nothing handled before can be emitted again.
+				if ('floor' in expected)
+					expect(Date.parse(repaired?.forms.f1.since as string)).toBeLessThanOrEqual(
+						(expected.floor as { atMs: number }).atMs,
+					);
+			}
+		},
+	);
 
 	it('an activation time that is not a number is taken from the earliest cursor, with a warning', () => {
-		const { state: repaired, repairs } = read({ ...structuredClone(state), activatedAtMs: 'soon' } as IDataObject);
+		const { state: repaired, repairs } = read({
+			...structuredClone(state),
+			activatedAtMs: 'soon',
+		} as IDataObject);
 		expect(repaired?.activatedAtMs).toBe(Date.parse(state.forms.f1.since));
 		expect(repaired?.forms).toEqual(state.forms);
 		expect(repairs).toHaveLength(1);
 	});
 
 	it.each<[string, IDataObject]>([
-		['memory of handled responses unreadable', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' }, newestMs: 5_000_000, undated: ['u1'] }],
-		['a list of undated responses partly unreadable', { since: '2026-01-01T00:00:00.000Z', seen: {}, undated: ['u1', 42] }],
-	])('keeps the readable responses without a date when %s: they are not emitted again', (_name, cursor) => {
-		const { state: repaired, repairs } = read({ ...structuredClone(state), forms: { f1: cursor } } as IDataObject);
-		expect(repairs).toHaveLength(1);
-		expect(repaired?.forms.f1.undated).toEqual(['u1']);
-	});
+		[
+			'memory of handled responses unreadable',
+			{ since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' }, newestMs: 5_000_000, undated: ['u1'] },
+		],
+		[
+			'a list of undated responses partly unreadable',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, undated: ['u1', 42] },
+		],
+	])(
+		'keeps the readable responses without a date when %s: they are not emitted again',
+		(_name, cursor) => {
+			const { state: repaired, repairs } = read({
+				...structuredClone(state),
+				forms: { f1: cursor },
+			} as IDataObject);
+			expect(repairs).toHaveLength(1);
+			expect(repaired?.forms.f1.undated).toEqual(['u1']);
+		},
+	);
 
 	it.each<[string, IDataObject]>([
-		['an activation time that is not a number, and no cursor to take it from', { activatedAtMs: 'soon', forms: { f1: 'x' } }],
+		[
+			'an activation time that is not a number, and no cursor to take it from',
+			{ activatedAtMs: 'soon', forms: { f1: 'x' } },
+		],
 		['forms that are not an object', { forms: [] }],
 		['an unknown version', { version: 99 }],
 	])('starts afresh, with a warning, on %s', (_name, patch) => {

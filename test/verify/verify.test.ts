@@ -21,7 +21,8 @@ afterAll(() => {
 	rmSync(workDir, { recursive: true, force: true });
 });
 
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 60"><rect width="60" height="60"/></svg>\n';
+const SVG =
+	'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 60"><rect width="60" height="60"/></svg>\n';
 
 const nodeJs = (console = ''): string => `"use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
@@ -149,7 +150,10 @@ function makePackage(name: string, files: Record<string, string | object | null>
 	for (const [path, content] of Object.entries(all)) {
 		if (content === null) continue;
 		mkdirSync(dirname(join(dir, path)), { recursive: true });
-		writeFileSync(join(dir, path), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+		writeFileSync(
+			join(dir, path),
+			typeof content === 'string' ? content : JSON.stringify(content, null, 2),
+		);
 	}
 	return dir;
 }
@@ -163,13 +167,20 @@ interface Run {
 
 async function verify(dir: string): Promise<Run> {
 	const { code, output } = await new Promise<{ code: number; output: string }>((done) => {
-		execFile(TSX, ['scripts/verify.ts', '--unpacked', dir], { cwd: ROOT }, (error, stdout, stderr) => {
-			const exit = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-			done({ code: exit, output: stdout + stderr });
-		});
+		execFile(
+			TSX,
+			['scripts/verify.ts', '--unpacked', dir],
+			{ cwd: ROOT },
+			(error, stdout, stderr) => {
+				const exit = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+				done({ code: exit, output: stdout + stderr });
+			},
+		);
 	});
 	const status = (check: string): 'PASS' | 'FAIL' | undefined => {
-		const line = output.split('\n').find((l) => /^ {2}(PASS|FAIL) {2}/.test(l) && l.slice(8).startsWith(check));
+		const line = output
+			.split('\n')
+			.find((l) => /^ {2}(PASS|FAIL) {2}/.test(l) && l.slice(8).startsWith(check));
 		return line ? (line.slice(2, 6) as 'PASS' | 'FAIL') : undefined;
 	};
 	return { code, output, status };
@@ -197,10 +208,14 @@ test('a sound package passes every check, and the exit code says so', async () =
 
 test('a console.log in the compiled code fails the scanner lint (no-console), naming file and line', async () => {
 	const run = await verify(
-		makePackage('console', { 'dist/nodes/Demo/Demo.node.js': nodeJs('\n        console.log(items.length);') }),
+		makePackage('console', {
+			'dist/nodes/Demo/Demo.node.js': nodeJs('\n        console.log(items.length);'),
+		}),
 	);
 	expect(run.status('scanner lint, packed package')).toBe('FAIL');
-	expect(run.output).toMatch(/dist\/nodes\/Demo\/Demo\.node\.js\s+\S*\s*2[0-9]:9\s+error\s+Unexpected console statement\s+no-console/);
+	expect(run.output).toMatch(
+		/dist\/nodes\/Demo\/Demo\.node\.js\s+\S*\s*2[0-9]:9\s+error\s+Unexpected console statement\s+no-console/,
+	);
 	for (const check of CHECKS.slice(1)) expect([check, run.status(check)]).toEqual([check, 'PASS']);
 	expect(run.output).toContain('verify: 8 passed, 1 failed');
 	expect(run.code).toBe(1);
@@ -208,7 +223,9 @@ test('a console.log in the compiled code fails the scanner lint (no-console), na
 
 test('a runtime dependency fails both its own check and the scanner lint of package.json', async () => {
 	const run = await verify(
-		makePackage('dependency', { 'package.json': { ...packageJson, dependencies: { axios: '1.7.0' } } }),
+		makePackage('dependency', {
+			'package.json': { ...packageJson, dependencies: { axios: '1.7.0' } },
+		}),
 	);
 	expect(run.status('no runtime dependencies')).toBe('FAIL');
 	expect(run.output).toContain('dependencies.axios');
@@ -234,7 +251,9 @@ test('a package.json the guidelines reject fails peer dependency, license and re
 	expect(run.status('MIT license')).toBe('FAIL');
 	expect(run.output).toContain('"license" is "ISC"');
 	expect(run.status('repository URL')).toBe('FAIL');
-	expect(run.output).toContain('"homepage" "https://example.com" is not github.com/example/n8n-nodes-demo');
+	expect(run.output).toContain(
+		'"homepage" "https://example.com" is not github.com/example/n8n-nodes-demo',
+	);
 	expect(run.output).toContain('github.com/someone-else');
 	expect(run.code).toBe(1);
 });
@@ -250,12 +269,16 @@ test('missing files fail their checks: dark icon, codex, LICENSE, README section
 		}),
 	);
 	expect(run.status('icons')).toBe('FAIL');
-	expect(run.output).toContain('dist/credentials/demo.dark.svg (dark icon of dist/credentials/DemoApi.credentials.js) is missing');
+	expect(run.output).toContain(
+		'dist/credentials/demo.dark.svg (dark icon of dist/credentials/DemoApi.credentials.js) is missing',
+	);
 	expect(run.status('codex file')).toBe('FAIL');
 	expect(run.output).toContain('dist/nodes/Demo/Demo.node.json is missing from the tarball');
 	expect(run.status('MIT license')).toBe('FAIL');
 	expect(run.status('README')).toBe('FAIL');
-	expect(run.output).toContain('no section on: usage (the nodes and their operations), credentials, example workflows');
+	expect(run.output).toContain(
+		'no section on: usage (the nodes and their operations), credentials, example workflows',
+	);
 	expect(run.status('files list')).toBe('FAIL');
 	expect(run.output).toContain('should not be published: dist/nodes/Demo/Demo.node.ts');
 	expect(run.status('no runtime dependencies')).toBe('PASS');

@@ -12,7 +12,14 @@ import { startHarness } from '../harness';
 import { runWorkflow } from '../runner';
 import { DEFAULT_RETRY_POLICY } from '../../nodes/FormsWtf/shared/transport/retry';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
-import { credentialsFor, formById, formsWtfNode, nodeTypes, runFormsWtf, triggerNode } from '../support/formsWtf';
+import {
+	credentialsFor,
+	formById,
+	formsWtfNode,
+	nodeTypes,
+	runFormsWtf,
+	triggerNode,
+} from '../support/formsWtf';
 
 const LARGE = 5_000;
 let harness: RunningHarness;
@@ -34,8 +41,14 @@ const readAllFromApi = (formId: string) => readAll(harness, formId);
 describe('Forms.wtf node against the local API', () => {
 	it('lists the forms of the account and no one else’s', async () => {
 		const result = await run({ resource: 'form', operation: 'getAll' });
-		const listed = result.outputOf('Forms.wtf').map((item) => item.json.id).sort();
-		const own = (await harness.control.listForms()).filter((form) => form.owner === 'demo').map((form) => form.id).sort();
+		const listed = result
+			.outputOf('Forms.wtf')
+			.map((item) => item.json.id)
+			.sort();
+		const own = (await harness.control.listForms())
+			.filter((form) => form.owner === 'demo')
+			.map((form) => form.id)
+			.sort();
 		expect(listed).toEqual(own);
 	});
 
@@ -49,7 +62,13 @@ describe('Forms.wtf node against the local API', () => {
 
 	it('Return All reads every response of a large form in pages of 1000, each read ahead overlapping by one', async () => {
 		await harness.control.clearRequestLog();
-		const result = await run({ resource: 'response', operation: 'getAll', formId: formById(largeId), returnAll: true, output: 'raw' });
+		const result = await run({
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById(largeId),
+			returnAll: true,
+			output: 'raw',
+		});
 		const items = result.outputOf('Forms.wtf');
 		expect(items).toHaveLength(LARGE);
 		expect(items.map((item) => item.json)).toEqual(await readAllFromApi(largeId));
@@ -63,20 +82,44 @@ describe('Forms.wtf node against the local API', () => {
 		const all = await readAllFromApi(feedbackId);
 		const times = all.map((response) => String(response.submittedAt)).sort();
 		const since = times[times.length - 11];
-		const later = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), returnAll: true, options: { since } });
-		expect(later.outputOf('Forms.wtf').every((item) => String(item.json.submittedAt) > since)).toBe(true);
+		const later = await run({
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById(feedbackId),
+			returnAll: true,
+			options: { since },
+		});
+		expect(later.outputOf('Forms.wtf').every((item) => String(item.json.submittedAt) > since)).toBe(
+			true,
+		);
 		expect(later.outputOf('Forms.wtf')).toHaveLength(times.filter((time) => time > since).length);
 
-		const slice = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), limit: 5, options: { offset: 10 }, output: 'raw' });
-		expect(slice.outputOf('Forms.wtf').map((item) => item.json.id)).toEqual(all.slice(10, 15).map((response) => response.id));
+		const slice = await run({
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById(feedbackId),
+			limit: 5,
+			options: { offset: 10 },
+			output: 'raw',
+		});
+		expect(slice.outputOf('Forms.wtf').map((item) => item.json.id)).toEqual(
+			all.slice(10, 15).map((response) => response.id),
+		);
 	});
 
 	it('simplified output keeps repeated labels apart and passes odd values through', async () => {
-		const result = await run({ resource: 'response', operation: 'getAll', formId: formById(feedbackId), returnAll: true });
+		const result = await run({
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById(feedbackId),
+			returnAll: true,
+		});
 		const raw = await readAllFromApi(feedbackId);
 		const byId = new Map(raw.map((response) => [response.id, response]));
 		for (const item of result.outputOf('Forms.wtf')) {
-			const original = byId.get(item.json.id) as { answers: Array<{ questionLabel: string; value: unknown }> };
+			const original = byId.get(item.json.id) as {
+				answers: Array<{ questionLabel: string; value: unknown }>;
+			};
 			const answers = item.json.answers as IDataObject;
 			expect(Object.keys(answers)).toHaveLength(original.answers.length);
 			expect(Object.values(answers)).toEqual(original.answers.map((answer) => answer.value));
@@ -85,38 +128,86 @@ describe('Forms.wtf node against the local API', () => {
 
 	it('exports CSV, JSON and a Merkle tree as files that parse back to the responses', async () => {
 		const responses = await readAllFromApi(feedbackId);
-		const csv = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId) });
+		const csv = await run({
+			resource: 'response',
+			operation: 'export',
+			formId: formById(feedbackId),
+		});
 		const csvItem = csv.outputOf('Forms.wtf')[0];
-		expect(csvItem.json).toMatchObject({ format: 'csv', mimeType: 'text/csv', fileName: expect.stringMatching(/-responses\.csv$/) });
-		const rows = parse(await csv.binaryOf('Forms.wtf', 0), { columns: true }) as Array<Record<string, string>>;
+		expect(csvItem.json).toMatchObject({
+			format: 'csv',
+			mimeType: 'text/csv',
+			fileName: expect.stringMatching(/-responses\.csv$/),
+		});
+		const rows = parse(await csv.binaryOf('Forms.wtf', 0), { columns: true }) as Array<
+			Record<string, string>
+		>;
 		expect(rows.map((row) => row.id)).toEqual(responses.map((response) => response.id));
 
-		const json = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId), format: 'json', binaryPropertyName: 'export' });
-		expect(JSON.parse((await json.binaryOf('Forms.wtf', 0, 'export')).toString('utf8'))).toEqual(responses);
+		const json = await run({
+			resource: 'response',
+			operation: 'export',
+			formId: formById(feedbackId),
+			format: 'json',
+			binaryPropertyName: 'export',
+		});
+		expect(JSON.parse((await json.binaryOf('Forms.wtf', 0, 'export')).toString('utf8'))).toEqual(
+			responses,
+		);
 
-		const merkle = await run({ resource: 'response', operation: 'export', formId: formById(feedbackId), format: 'merkle' }, harness.keys.business);
-		const tree = StandardMerkleTree.load(JSON.parse((await merkle.binaryOf('Forms.wtf', 0)).toString('utf8')));
+		const merkle = await run(
+			{ resource: 'response', operation: 'export', formId: formById(feedbackId), format: 'merkle' },
+			harness.keys.business,
+		);
+		const tree = StandardMerkleTree.load(
+			JSON.parse((await merkle.binaryOf('Forms.wtf', 0)).toString('utf8')),
+		);
 		tree.validate();
-		const wallets = new Set(responses.map((response) => String(response.walletAddress)).filter((wallet) => wallet.startsWith('0x')));
+		const wallets = new Set(
+			responses
+				.map((response) => String(response.walletAddress))
+				.filter((wallet) => wallet.startsWith('0x')),
+		);
 		expect(new Set([...tree.entries()].map(([, value]) => String(value[0])))).toEqual(wallets);
 	});
 
 	it('Continue On Fail: plan and form errors become items, the rest goes on', async () => {
-		const start = { id: 'start', name: 'Start', type: 'n8n-runner.start', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+		const start = {
+			id: 'start',
+			name: 'Start',
+			type: 'n8n-runner.start',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		};
 		const node = formsWtfNode(
-			{ resource: 'form', operation: 'get', formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' } },
+			{
+				resource: 'form',
+				operation: 'get',
+				formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' },
+			},
 			{ onError: 'continueRegularOutput' },
 		);
-		const connections: IConnections = { Start: { main: [[{ node: 'Forms.wtf', type: 'main', index: 0 }]] } };
+		const connections: IConnections = {
+			Start: { main: [[{ node: 'Forms.wtf', type: 'main', index: 0 }]] },
+		};
 		const foreign = (await harness.control.form('foreign')).id;
 		const result = await runWorkflow({
 			workflow: { nodes: [start, node], connections },
 			nodeTypes,
 			credentials: credentialsFor(harness.baseUrl, harness.keys.team),
-			inputItems: [{ json: { formId: feedbackId } }, { json: { formId: foreign } }, { json: { formId: largeId } }],
+			inputItems: [
+				{ json: { formId: feedbackId } },
+				{ json: { formId: foreign } },
+				{ json: { formId: largeId } },
+			],
 		});
 		const items = result.outputOf('Forms.wtf');
-		expect(items.map((item) => item.json.id ?? item.json.error)).toEqual([feedbackId, `Form "${foreign}" was not found`, largeId]);
+		expect(items.map((item) => item.json.id ?? item.json.error)).toEqual([
+			feedbackId,
+			`Form "${foreign}" was not found`,
+			largeId,
+		]);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 
@@ -128,11 +219,17 @@ describe('Forms.wtf node against the local API', () => {
 	it('the trigger in manual mode feeds a second node', async () => {
 		await harness.control.submitResponses(feedbackId, [{}]);
 		const trigger = triggerNode({ watch: 'allForms', options: {} });
-		const getForm = formsWtfNode({ resource: 'form', operation: 'get', formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' } });
+		const getForm = formsWtfNode({
+			resource: 'form',
+			operation: 'get',
+			formId: { __rl: true, mode: 'id', value: '={{ $json.formId }}' },
+		});
 		const result = await runWorkflow({
 			workflow: {
 				nodes: [trigger, getForm],
-				connections: { [trigger.name]: { main: [[{ node: getForm.name, type: 'main', index: 0 }]] } },
+				connections: {
+					[trigger.name]: { main: [[{ node: getForm.name, type: 'main', index: 0 }]] },
+				},
 			},
 			nodeTypes,
 			credentials: credentialsFor(harness.baseUrl, harness.keys.team),
@@ -157,7 +254,13 @@ describe('Return All at scale', () => {
 		const result = await runFormsWtf({
 			baseUrl: big.baseUrl,
 			apiKey: big.keys.team,
-			parameters: { resource: 'response', operation: 'getAll', formId: formById(largeForm), returnAll: true, output: 'raw' },
+			parameters: {
+				resource: 'response',
+				operation: 'getAll',
+				formId: formById(largeForm),
+				returnAll: true,
+				output: 'raw',
+			},
 		});
 		expect(result.error?.message).toBeUndefined();
 		expect(result.outputOf('Forms.wtf')).toHaveLength(200_000);
@@ -187,12 +290,20 @@ describe('when the server is slow, busy or answers out of order', () => {
 		runFormsWtf({
 			baseUrl: slow.baseUrl,
 			apiKey: slow.keys.team,
-			parameters: { resource: 'response', operation: 'getAll', formId: formById(formId), returnAll: true, ...extra },
+			parameters: {
+				resource: 'response',
+				operation: 'getAll',
+				formId: formById(formId),
+				returnAll: true,
+				...extra,
+			},
 		});
 	const idsOf = (result: Awaited<ReturnType<typeof getMany>>) =>
 		result.outputOf('Forms.wtf').map((item) => String(item.json.id));
 	const responseOffsets = async () =>
-		(await slow.control.requestLog()).filter((entry) => entry.path.endsWith('/responses')).map((entry) => Number(entry.query.offset));
+		(await slow.control.requestLog())
+			.filter((entry) => entry.path.endsWith('/responses'))
+			.map((entry) => Number(entry.query.offset));
 
 	it('Return All skips nothing when a page read ahead is answered first and a response arrives in between', async () => {
 		// The page at 1000 waits until the request after it (read ahead) has been answered; one
@@ -259,17 +370,26 @@ describe('when the server is slow, busy or answers out of order', () => {
 
 	it.each([
 		['a body that stalls every time', '/forms/', 100, 4, { resource: 'form', operation: 'get' }],
-		['an export that stalls halfway', '/export', 1000, 1, { resource: 'response', operation: 'export' }],
-	] as const)('%s ends with a clear error after the Timeout', async (_name, path, afterBytes, times, operation) => {
-		await slow.control.stallBody(path, afterBytes, times);
-		const result = await runFormsWtf({
-			baseUrl: slow.baseUrl,
-			apiKey: slow.keys.team,
-			parameters: { ...operation, formId: formById(formId), options: { timeout: 200 } },
-		});
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
-	});
+		[
+			'an export that stalls halfway',
+			'/export',
+			1000,
+			1,
+			{ resource: 'response', operation: 'export' },
+		],
+	] as const)(
+		'%s ends with a clear error after the Timeout',
+		async (_name, path, afterBytes, times, operation) => {
+			await slow.control.stallBody(path, afterBytes, times);
+			const result = await runFormsWtf({
+				baseUrl: slow.baseUrl,
+				apiKey: slow.keys.team,
+				parameters: { ...operation, formId: formById(formId), options: { timeout: 200 } },
+			});
+			expect(result.status).toBe('error');
+			expect(result.error?.message).toBe('Forms.wtf stopped sending in the middle of an answer');
+		},
+	);
 });
 
 describe('hostile answers from the local API', () => {
@@ -285,7 +405,12 @@ describe('hostile answers from the local API', () => {
 		await hostile.control.reset();
 		waits = [];
 		// The real retry rules with a floor of 20 ms instead of 1 s, and the waits recorded.
-		Object.assign(testRetryPolicy, { minDelayMs: 20, baseDelayMs: 1, maxDelayMs: 4, maxRateLimitRetries: 5 });
+		Object.assign(testRetryPolicy, {
+			minDelayMs: 20,
+			baseDelayMs: 1,
+			maxDelayMs: 4,
+			maxRateLimitRetries: 5,
+		});
 		testRetryPolicy.wait = async (ms, signal) => {
 			waits.push(ms);
 			await DEFAULT_RETRY_POLICY.wait(ms, signal);
@@ -302,18 +427,35 @@ describe('hostile answers from the local API', () => {
 		['Retry-After: 0', { retryAfterSeconds: 0 }],
 		['Retry-After an HTTP date an hour past', { retryAfterDateOffsetMs: -3_600_000 }],
 		['no Retry-After', {}],
-	])('a 429 with %s, for ever: a bounded number of requests, none sooner than the floor', async (_name, retryAfter) => {
-		await hostile.control.injectFault({ kind: 'status', status: 429, times: 1000, ...retryAfter });
-		const result = await runHostile({ resource: 'form', operation: 'getAll' });
-		expect(result.error?.message).toBe('Forms.wtf rate limit reached');
-		expect(await requestCount()).toBe(6);
-		expect(waits).toHaveLength(5);
-		expect(Math.min(...waits)).toBeGreaterThanOrEqual(20);
-	});
+	])(
+		'a 429 with %s, for ever: a bounded number of requests, none sooner than the floor',
+		async (_name, retryAfter) => {
+			await hostile.control.injectFault({
+				kind: 'status',
+				status: 429,
+				times: 1000,
+				...retryAfter,
+			});
+			const result = await runHostile({ resource: 'form', operation: 'getAll' });
+			expect(result.error?.message).toBe('Forms.wtf rate limit reached');
+			expect(await requestCount()).toBe(6);
+			expect(waits).toHaveLength(5);
+			expect(Math.min(...waits)).toBeGreaterThanOrEqual(20);
+		},
+	);
 
 	it('a 429 whose Retry-After date is already past, then the answer', async () => {
-		await hostile.control.injectFault({ kind: 'status', status: 429, times: 2, retryAfterDateOffsetMs: -5_000 });
-		const result = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) });
+		await hostile.control.injectFault({
+			kind: 'status',
+			status: 429,
+			times: 2,
+			retryAfterDateOffsetMs: -5_000,
+		});
+		const result = await runHostile({
+			resource: 'form',
+			operation: 'get',
+			formId: formById(formId),
+		});
 		expect(result.status).toBe('success');
 		expect(waits).toEqual([20, 20]);
 	});
@@ -324,26 +466,45 @@ describe('hostile answers from the local API', () => {
 		['is as it should be', (key: string) => key],
 	])('a key that %s, echoed by the server, is in no field of the error', async (_name, stored) => {
 		const key = hostile.keys.team;
-		await hostile.control.injectFault({ kind: 'status', status: 503, times: 4, message: `${'z'.repeat(488)}${key} is overloaded` });
-		const result = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) }, stored(key));
+		await hostile.control.injectFault({
+			kind: 'status',
+			status: 503,
+			times: 4,
+			message: `${'z'.repeat(488)}${key} is overloaded`,
+		});
+		const result = await runHostile(
+			{ resource: 'form', operation: 'get', formId: formById(formId) },
+			stored(key),
+		);
 		expect(result.error?.message).toBe('Forms.wtf had a server error (503)');
 		expect(result.error?.description).toContain('[redacted]');
 		for (const text of [JSON.stringify(result.error), JSON.stringify(result.run)]) {
 			expect(text).not.toContain(key.slice(0, 8));
 		}
 		// The key was sent as n8n sends it: trimmed, so the API accepts it.
-		const ok = await runHostile({ resource: 'form', operation: 'get', formId: formById(formId) }, stored(key));
+		const ok = await runHostile(
+			{ resource: 'form', operation: 'get', formId: formById(formId) },
+			stored(key),
+		);
 		expect(ok.status).toBe('success');
 	});
 
 	it.each([
-		[{ resource: 'form', operation: 'getAll' }, { error: 'maintenance' }, 'got { "error": "maintenance" }'],
+		[
+			{ resource: 'form', operation: 'getAll' },
+			{ error: 'maintenance' },
+			'got { "error": "maintenance" }',
+		],
 		[{ resource: 'form', operation: 'getAll' }, { forms: null }, 'got { "forms": null }'],
 		[{ resource: 'form', operation: 'getAll' }, [], 'got an empty array ([])'],
 		[{ resource: 'form', operation: 'getAll' }, null, 'got null'],
 		[{ resource: 'form', operation: 'get' }, 'a form', 'got a string ("a form")'],
 		[{ resource: 'form', operation: 'get' }, { title: 'no id' }, 'got { "title": "no id" }'],
-		[{ resource: 'response', operation: 'export' }, { error: 'export failed' }, 'got { "error": "export failed" }'],
+		[
+			{ resource: 'response', operation: 'export' },
+			{ error: 'export failed' },
+			'got { "error": "export failed" }',
+		],
 	])('%j answered 200 %j: an error that says what came back', async (operation, body, got) => {
 		await hostile.control.injectFault({ kind: 'jsonBody', body });
 		const result = await runHostile({ ...operation, formId: formById(formId) });
@@ -353,9 +514,21 @@ describe('hostile answers from the local API', () => {
 	});
 
 	it.each([
-		['form ID ".."', { resource: 'response', operation: 'getAll', formId: formById('..') }, '".." is not a form ID'],
-		['form ID "."', { resource: 'form', operation: 'get', formId: formById('.') }, '"." is not a form ID'],
-		['a Timeout of 2^31 ms', { resource: 'form', operation: 'getAll', options: { timeout: 2 ** 31 } }, '"Timeout" must be at most 2147483647 ms (about 24 days)'],
+		[
+			'form ID ".."',
+			{ resource: 'response', operation: 'getAll', formId: formById('..') },
+			'".." is not a form ID',
+		],
+		[
+			'form ID "."',
+			{ resource: 'form', operation: 'get', formId: formById('.') },
+			'"." is not a form ID',
+		],
+		[
+			'a Timeout of 2^31 ms',
+			{ resource: 'form', operation: 'getAll', options: { timeout: 2 ** 31 } },
+			'"Timeout" must be at most 2147483647 ms (about 24 days)',
+		],
 	])('%s is refused before any request', async (_name, parameters, message) => {
 		const result = await runHostile(parameters);
 		expect(result.error?.message).toBe(message);
@@ -365,10 +538,13 @@ describe('hostile answers from the local API', () => {
 
 async function readAll(target: RunningHarness, formId: string): Promise<IDataObject[]> {
 	const all: IDataObject[] = [];
-	for (let offset = 0; ; ) {
-		const response = await fetch(`${target.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`, {
-			headers: { Authorization: `Bearer ${target.keys.business}` },
-		});
+	for (let offset = 0; ;) {
+		const response = await fetch(
+			`${target.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`,
+			{
+				headers: { Authorization: `Bearer ${target.keys.business}` },
+			},
+		);
 		const page = (await response.json()) as { responses: IDataObject[]; hasMore: boolean };
 		all.push(...page.responses);
 		offset += page.responses.length;

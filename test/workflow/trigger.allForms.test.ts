@@ -37,7 +37,9 @@ const cursorsOf = (staticData: IDataObject) => {
 async function responseRequests(run: () => Promise<unknown>): Promise<string[]> {
 	await harness.control.clearRequestLog();
 	await run();
-	return (await harness.control.requestLog()).filter((entry) => entry.path.endsWith('/responses')).map((entry) => entry.path);
+	return (await harness.control.requestLog())
+		.filter((entry) => entry.path.endsWith('/responses'))
+		.map((entry) => entry.path);
 }
 
 describe('Forms.wtf Trigger, All Forms', () => {
@@ -78,7 +80,8 @@ describe('Forms.wtf Trigger, All Forms', () => {
 		const trigger = new TriggerSession(harness, allForms);
 		await trigger.poll();
 		// Every form was read at activation: none is due for the sweep before SWEEP_POLLS polls.
-		for (let poll = 1; poll < SWEEP_POLLS; poll++) expect(await responseRequests(() => trigger.poll())).toEqual([]);
+		for (let poll = 1; poll < SWEEP_POLLS; poll++)
+			expect(await responseRequests(() => trigger.poll())).toEqual([]);
 		const form = await harness.control.form('research');
 		trigger.restart(); // the next poll runs on a new Workflow from the stored state
 		await harness.control.submitResponse(form.id);
@@ -100,27 +103,38 @@ describe('Forms.wtf Trigger, All Forms', () => {
 			emitted.push(...(await trigger.poll()).items);
 			polls++;
 		}
-		expect(emitted.map((item) => [item.id, item.submittedAt])).toEqual([[response.id, updated.submittedAt]]);
+		expect(emitted.map((item) => [item.id, item.submittedAt])).toEqual([
+			[response.id, updated.submittedAt],
+		]);
 		expect(polls).toBeLessThanOrEqual(2 * SWEEP_POLLS);
 	});
 });
 
 describe('Forms.wtf Trigger, the size of a poll', () => {
 	it('All Forms activation with its budget spent reads one form; existing responses of the others are never emitted, new ones are', async () => {
-		const demoForms = (await harness.control.listForms()).filter((form) => form.owner === 'demo' && form.responseCount > 0);
+		const demoForms = (await harness.control.listForms()).filter(
+			(form) => form.owner === 'demo' && form.responseCount > 0,
+		);
 		const trigger = new TriggerSession(harness, allForms);
-		const atActivation = await responseRequests(async () => expect((await trigger.poll({ pollBudgetMs: 1 })).items).toEqual([]));
+		const atActivation = await responseRequests(async () =>
+			expect((await trigger.poll({ pollBudgetMs: 1 })).items).toEqual([]),
+		);
 		expect(atActivation).toHaveLength(1);
 		const submitted = [];
 		for (const form of demoForms) submitted.push(await harness.control.submitResponse(form.id));
 		const emitted: IDataObject[] = [];
-		for (let poll = 0; poll < demoForms.length + 1; poll++) emitted.push(...(await trigger.poll({ pollBudgetMs: 1 })).items);
+		for (let poll = 0; poll < demoForms.length + 1; poll++)
+			emitted.push(...(await trigger.poll({ pollBudgetMs: 1 })).items);
 		expect(ids(emitted).sort()).toEqual(ids(submitted).sort());
 	});
 
 	it(`emits at most ${MAX_ITEMS_PER_POLL} responses (and the pages under way) in a poll; the next polls go on where it stopped`, async () => {
 		const form = await harness.control.form('rsvp');
-		const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(form.id), options: {} });
+		const trigger = new TriggerSession(harness, {
+			watch: 'form',
+			formId: formById(form.id),
+			options: {},
+		});
 		await trigger.poll();
 		const submitted = await harness.control.submitBurst(form.id, 2 * MAX_ITEMS_PER_POLL + 1500);
 		let first: IDataObject[] = [];
@@ -144,9 +158,15 @@ describe('Forms.wtf Trigger, Emit Existing Responses within the poll budget', ()
 		const form = await harness.control.form('feedback'); // 2,500 responses
 		const all = await readAllResponses(form.id);
 		const newest = [...all]
-			.sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt) || (a.id < b.id ? 1 : -1))
+			.sort(
+				(a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt) || (a.id < b.id ? 1 : -1),
+			)
 			.slice(0, 1200);
-		const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(form.id), options: { backfill: 1200 } });
+		const trigger = new TriggerSession(harness, {
+			watch: 'form',
+			formId: formById(form.id),
+			options: { backfill: 1200 },
+		});
 
 		// A budget that is always spent: every poll reads exactly one page, then stops.
 		const emitted: IDataObject[] = [];
@@ -154,7 +174,9 @@ describe('Forms.wtf Trigger, Emit Existing Responses within the poll budget', ()
 		let arrived: IDataObject[] = [];
 		for (let poll = 0; poll < 12; poll++) {
 			if (poll === 1) arrived = await harness.control.submitResponses(form.id, [{}, {}]);
-			const requests = await responseRequests(async () => emitted.push(...(await trigger.poll({ pollBudgetMs: 1 })).items));
+			const requests = await responseRequests(async () =>
+				emitted.push(...(await trigger.poll({ pollBudgetMs: 1 })).items),
+			);
 			pagesPerPoll.push(requests.length);
 		}
 		expect(Math.max(...pagesPerPoll)).toBeLessThanOrEqual(2); // the activation's clock probe and one page
@@ -173,7 +195,11 @@ describe('Forms.wtf Trigger, credential edited while the workflow is active', ()
 
 	it('the next poll uses the new base URL and key', async () => {
 		const form = await harness.control.form('bugs');
-		const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(form.id), options: {} });
+		const trigger = new TriggerSession(harness, {
+			watch: 'form',
+			formId: formById(form.id),
+			options: {},
+		});
 		await trigger.poll();
 		await trigger.poll();
 		await production.control.clearRequestLog();
@@ -187,13 +213,21 @@ describe('Forms.wtf Trigger, credential edited while the workflow is active', ()
 	});
 });
 
-async function readAllResponses(formId: string): Promise<Array<{ id: string; submittedAt: string }>> {
+async function readAllResponses(
+	formId: string,
+): Promise<Array<{ id: string; submittedAt: string }>> {
 	const responses: Array<{ id: string; submittedAt: string }> = [];
 	for (let offset = 0; ; offset += 1000) {
-		const answer = await fetch(`${harness.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`, {
-			headers: { Authorization: `Bearer ${harness.keys.team}` },
-		});
-		const page = (await answer.json()) as { responses: Array<{ id: string; submittedAt: string }>; hasMore: boolean };
+		const answer = await fetch(
+			`${harness.baseUrl}/forms/${formId}/responses?limit=1000&offset=${offset}`,
+			{
+				headers: { Authorization: `Bearer ${harness.keys.team}` },
+			},
+		);
+		const page = (await answer.json()) as {
+			responses: Array<{ id: string; submittedAt: string }>;
+			hasMore: boolean;
+		};
 		responses.push(...page.responses);
 		if (!page.hasMore) return responses;
 	}

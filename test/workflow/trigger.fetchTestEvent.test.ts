@@ -12,8 +12,13 @@ const START_MS = Date.parse('2026-03-02T09:00:00.000Z');
 
 /** 100 forms of 50 responses, the newest two days old (form i's i minutes older); one form of 2,500. */
 function accountOfManyForms(): SimServer {
-	const server = new SimServer({ since: 'exclusive', order: 'newestFirst', pageCap: 1000, totalAbsent: false, requestMs: 1 }, START_MS, 100);
-	for (let form = 0; form < 100; form++) server.seed(form, form === 7 ? 2_500 : 50, 2 * DAY_MS + form * 60_000, 60_000);
+	const server = new SimServer(
+		{ since: 'exclusive', order: 'newestFirst', pageCap: 1000, totalAbsent: false, requestMs: 1 },
+		START_MS,
+		100,
+	);
+	for (let form = 0; form < 100; form++)
+		server.seed(form, form === 7 ? 2_500 : 50, 2 * DAY_MS + form * 60_000, 60_000);
 	return server;
 }
 
@@ -38,16 +43,24 @@ describe('Forms.wtf Trigger, Fetch Test Event on many forms', () => {
 		expect(item.json.formId).toMatch(/^form\d+$/);
 		// The newest response of the form it came from.
 		const newestOfForm = Math.max(
-			...server.responses.filter((r) => r.formId === item.json.formId).map((r) => r.versions[r.versions.length - 1].atMs),
+			...server.responses
+				.filter((r) => r.formId === item.json.formId)
+				.map((r) => r.versions[r.versions.length - 1].atMs),
 		);
 		expect(Date.parse(item.json.submittedAt as string)).toBe(newestOfForm);
 	});
 
 	it('one form of 2,500 responses: the newest, found by windows of recent time', async () => {
 		const server = accountOfManyForms();
-		const result = await fetchTestEvent(server, { watch: 'form', formId: { __rl: true, mode: 'id', value: 'form7' }, options: {} });
+		const result = await fetchTestEvent(server, {
+			watch: 'form',
+			formId: { __rl: true, mode: 'id', value: 'form7' },
+			options: {},
+		});
 		expect(result.error).toBeUndefined();
-		const newest = Math.max(...server.responses.filter((r) => r.formId === 'form7').map((r) => r.versions[0].atMs));
+		const newest = Math.max(
+			...server.responses.filter((r) => r.formId === 'form7').map((r) => r.versions[0].atMs),
+		);
 		expect(Date.parse(result.items?.[0][0].json.submittedAt as string)).toBe(newest);
 		expect(server.log.length).toBeLessThanOrEqual(6);
 	});

@@ -29,7 +29,14 @@ const readAll = async (formId: string) => (await readAllPages(harness, formId, 1
 const V2 = 2;
 
 function selected(formIds: string | string[], extra: IDataObject = {}): IDataObject {
-	return { event: 'newOrUpdatedResponse', watch: 'selectedForms', formIds, onActivation: 'newOnly', options: {}, ...extra };
+	return {
+		event: 'newOrUpdatedResponse',
+		watch: 'selectedForms',
+		formIds,
+		onActivation: 'newOnly',
+		options: {},
+		...extra,
+	};
 }
 
 /** Requests `run` sends, by path. */
@@ -41,7 +48,9 @@ async function requests(run: () => Promise<unknown>): Promise<string[]> {
 
 describe('Forms.wtf Trigger, Selected Forms', () => {
 	it('emits the new responses of the selected forms only, each naming its form', async () => {
-		const [bugs, research, waitlist] = await Promise.all(['bugs', 'research', 'waitlist'].map((f) => harness.control.form(f)));
+		const [bugs, research, waitlist] = await Promise.all(
+			['bugs', 'research', 'waitlist'].map((f) => harness.control.form(f)),
+		);
 		const trigger = new TriggerSession(harness, selected([bugs.id, research.id]), undefined, V2);
 		expect((await trigger.poll()).items).toEqual([]);
 		const toBugs = await harness.control.submitResponse(bugs.id);
@@ -56,22 +65,41 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 	});
 
 	it('an idle poll costs the listing and nothing per selected form; a form that changed costs its read', async () => {
-		const forms = await Promise.all(['bugs', 'research', 'waitlist', 'allowlist'].map((f) => harness.control.form(f)));
-		const trigger = new TriggerSession(harness, selected(forms.map((form) => form.id)), undefined, V2);
+		const forms = await Promise.all(
+			['bugs', 'research', 'waitlist', 'allowlist'].map((f) => harness.control.form(f)),
+		);
+		const trigger = new TriggerSession(
+			harness,
+			selected(forms.map((form) => form.id)),
+			undefined,
+			V2,
+		);
 		await trigger.poll();
 		await trigger.poll(); // the first read after activation records what the listing says
 		const idle = await requests(async () => expect((await trigger.poll()).items).toEqual([]));
 		expect(idle).toEqual(['/api/v1/forms']);
 		const response = await harness.control.submitResponse(forms[2].id);
-		const busy = await requests(async () => expect(ids((await trigger.poll()).items)).toEqual([response.id]));
+		const busy = await requests(async () =>
+			expect(ids((await trigger.poll()).items)).toEqual([response.id]),
+		);
 		expect(busy).toEqual(['/api/v1/forms', `/api/v1/forms/${forms[2].id}/responses`]);
 	});
 
 	it('takes IDs by expression: a list, or IDs separated by commas (repeats and spaces ignored)', async () => {
-		const [bugs, research] = await Promise.all(['bugs', 'research'].map((f) => harness.control.form(f)));
-		const trigger = new TriggerSession(harness, selected(` ${bugs.id},${research.id} , ${bugs.id}`), undefined, V2);
+		const [bugs, research] = await Promise.all(
+			['bugs', 'research'].map((f) => harness.control.form(f)),
+		);
+		const trigger = new TriggerSession(
+			harness,
+			selected(` ${bugs.id},${research.id} , ${bugs.id}`),
+			undefined,
+			V2,
+		);
 		await trigger.poll();
-		const submitted = [await harness.control.submitResponse(research.id), await harness.control.submitResponse(bugs.id)];
+		const submitted = [
+			await harness.control.submitResponse(research.id),
+			await harness.control.submitResponse(bugs.id),
+		];
 		expect(ids((await trigger.poll()).items).sort()).toEqual(ids(submitted).sort());
 	});
 
@@ -85,7 +113,9 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 		const first = await trigger.poll();
 		expect(ids(first.items)).toEqual([response.id]);
 		expect(first.error?.message).toBe('Selected form "frm_deleted" could not be found');
-		expect((first.error as { description?: string }).description).toContain('Remove it from "Form Names or IDs"');
+		expect((first.error as { description?: string }).description).toContain(
+			'Remove it from "Form Names or IDs"',
+		);
 		// Reported once, not on every poll; new responses still come.
 		expect((await trigger.poll()).error).toBeUndefined();
 		const later = await harness.control.submitResponse(bugs.id);
@@ -110,7 +140,9 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 	});
 
 	it('a selected form the listing lacks is still read: its responses come, once', async () => {
-		const [bugs, research] = await Promise.all(['bugs', 'research'].map((f) => harness.control.form(f)));
+		const [bugs, research] = await Promise.all(
+			['bugs', 'research'].map((f) => harness.control.form(f)),
+		);
 		const trigger = new TriggerSession(harness, selected([bugs.id, research.id]), undefined, V2);
 		await trigger.poll();
 		await harness.control.injectFault({ kind: 'listingWithout', formIds: [bugs.id], times: 3 });
@@ -122,13 +154,17 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 	});
 
 	it('a form added to the selection starts when it is added; a form taken out is no longer emitted', async () => {
-		const [bugs, research] = await Promise.all(['bugs', 'research'].map((f) => harness.control.form(f)));
+		const [bugs, research] = await Promise.all(
+			['bugs', 'research'].map((f) => harness.control.form(f)),
+		);
 		const first = new TriggerSession(harness, selected([bugs.id]), undefined, V2);
 		await first.poll();
 		const activatedAtMs = (Object.values(first.storedStaticData)[0] as IDataObject).activatedAtMs;
 		expect(typeof activatedAtMs).toBe('number');
 		// Before research is selected (a few seconds before: the service's clock has whole seconds).
-		await harness.control.submitResponse(research.id, { submittedAt: new Date(Date.now() - 5_000).toISOString() });
+		await harness.control.submitResponse(research.id, {
+			submittedAt: new Date(Date.now() - 5_000).toISOString(),
+		});
 		// The user edits the workflow: n8n keeps the static data and starts a new activation.
 		const edited = new TriggerSession(harness, selected([research.id]), undefined, V2);
 		edited.staticData = first.storedStaticData;
@@ -137,13 +173,22 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 		await harness.control.submitResponse(bugs.id);
 		expect(ids((await edited.poll()).items)).toEqual([toResearch.id]);
 		// The same activation went on: only the selection changed.
-		expect((Object.values(edited.storedStaticData)[0] as IDataObject).activatedAtMs).toBe(activatedAtMs);
+		expect((Object.values(edited.storedStaticData)[0] as IDataObject).activatedAtMs).toBe(
+			activatedAtMs,
+		);
 	});
 
 	it('Fetch Test Event shows the newest response of the selected forms in a few requests', async () => {
-		const [bugs, research] = await Promise.all(['bugs', 'research'].map((f) => harness.control.form(f)));
+		const [bugs, research] = await Promise.all(
+			['bugs', 'research'].map((f) => harness.control.form(f)),
+		);
 		const newest = await harness.control.submitResponse(research.id);
-		const trigger = new TriggerSession(harness, selected([bugs.id, research.id, 'frm_deleted']), undefined, V2);
+		const trigger = new TriggerSession(
+			harness,
+			selected([bugs.id, research.id, 'frm_deleted']),
+			undefined,
+			V2,
+		);
 		let outcome: { items: IDataObject[]; error?: Error } = { items: [] };
 		const sent = await requests(async () => (outcome = await trigger.fetchTestEvent()));
 		expect(outcome.error).toBeUndefined();
@@ -164,7 +209,12 @@ describe('Forms.wtf Trigger, Trigger On', () => {
 		['newOrUpdatedResponse', 1],
 	])('%s: an updated response is emitted again %i times', async (event, again) => {
 		const bugs = await harness.control.form('bugs');
-		const trigger = new TriggerSession(harness, { event, watch: 'form', formId: formById(bugs.id), options: {} }, undefined, V2);
+		const trigger = new TriggerSession(
+			harness,
+			{ event, watch: 'form', formId: formById(bugs.id), options: {} },
+			undefined,
+			V2,
+		);
 		await trigger.poll();
 		const response = await harness.control.submitResponse(bugs.id);
 		expect(ids((await trigger.poll()).items)).toEqual([response.id]);
@@ -210,8 +260,16 @@ describe('Forms.wtf Trigger, On Activation, Emit', () => {
 	it('the newest N existing responses, then new ones', async () => {
 		const bugs = await harness.control.form('bugs');
 		const all = await readAll(bugs.id);
-		const newest3 = [...all].sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt)).slice(0, 3);
-		const parameters = { watch: 'form', formId: formById(bugs.id), onActivation: 'newest', existingCount: 3, options: {} };
+		const newest3 = [...all]
+			.sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt))
+			.slice(0, 3);
+		const parameters = {
+			watch: 'form',
+			formId: formById(bugs.id),
+			onActivation: 'newest',
+			existingCount: 3,
+			options: {},
+		};
 		const trigger = new TriggerSession(harness, parameters, undefined, V2);
 		const emitted: IDataObject[] = [];
 		for (let poll = 0; poll < 3; poll++) emitted.push(...(await trigger.poll()).items);
@@ -219,17 +277,30 @@ describe('Forms.wtf Trigger, On Activation, Emit', () => {
 	});
 
 	it('since a date with Selected Forms: each selected form from that date, none of the others', async () => {
-		const [bugs, research, waitlist] = await Promise.all(['bugs', 'research', 'waitlist'].map((f) => harness.control.form(f)));
+		const [bugs, research, waitlist] = await Promise.all(
+			['bugs', 'research', 'waitlist'].map((f) => harness.control.form(f)),
+		);
 		const sinceMs = Date.now() - 60_000;
 		const recent = [
-			await harness.control.submitResponse(bugs.id, { submittedAt: new Date(sinceMs + 1_000).toISOString() }),
-			await harness.control.submitResponse(research.id, { submittedAt: new Date(sinceMs).toISOString() }),
+			await harness.control.submitResponse(bugs.id, {
+				submittedAt: new Date(sinceMs + 1_000).toISOString(),
+			}),
+			await harness.control.submitResponse(research.id, {
+				submittedAt: new Date(sinceMs).toISOString(),
+			}),
 		];
-		await harness.control.submitResponse(waitlist.id, { submittedAt: new Date(sinceMs + 2_000).toISOString() });
-		await harness.control.submitResponse(bugs.id, { submittedAt: new Date(sinceMs - 1).toISOString() });
+		await harness.control.submitResponse(waitlist.id, {
+			submittedAt: new Date(sinceMs + 2_000).toISOString(),
+		});
+		await harness.control.submitResponse(bugs.id, {
+			submittedAt: new Date(sinceMs - 1).toISOString(),
+		});
 		const trigger = new TriggerSession(
 			harness,
-			selected([bugs.id, research.id], { onActivation: 'since', submittedSince: new Date(sinceMs).toISOString() }),
+			selected([bugs.id, research.id], {
+				onActivation: 'since',
+				submittedSince: new Date(sinceMs).toISOString(),
+			}),
 			undefined,
 			V2,
 		);
@@ -242,7 +313,13 @@ describe('Forms.wtf Trigger, On Activation, Emit', () => {
 		['next tuesday', '"Submitted Since" is not a date'],
 	])('a Submitted Since of %j is refused: %s', async (submittedSince, message) => {
 		const bugs = await harness.control.form('bugs');
-		const parameters = { watch: 'form', formId: formById(bugs.id), onActivation: 'since', submittedSince, options: {} };
+		const parameters = {
+			watch: 'form',
+			formId: formById(bugs.id),
+			onActivation: 'since',
+			submittedSince,
+			options: {},
+		};
 		const { error } = await new TriggerSession(harness, parameters, undefined, V2).poll();
 		expect(error?.message).toBe(message);
 	});
@@ -250,11 +327,23 @@ describe('Forms.wtf Trigger, On Activation, Emit', () => {
 	it('a date without a time zone is read in the time zone of the workflow', async () => {
 		const bugs = await harness.control.form('bugs');
 		// The runner's workflows use n8n's default time zone, America/New_York.
-		const at = await harness.control.submitResponse(bugs.id, { submittedAt: '2026-01-15T14:00:00.000Z' }); // 09:00 in New York
+		const at = await harness.control.submitResponse(bugs.id, {
+			submittedAt: '2026-01-15T14:00:00.000Z',
+		}); // 09:00 in New York
 		await harness.control.submitResponse(bugs.id, { submittedAt: '2026-01-15T13:59:59.000Z' });
-		const parameters = { watch: 'form', formId: formById(bugs.id), onActivation: 'since', submittedSince: '2026-01-15T09:00:00', options: {} };
+		const parameters = {
+			watch: 'form',
+			formId: formById(bugs.id),
+			onActivation: 'since',
+			submittedSince: '2026-01-15T09:00:00',
+			options: {},
+		};
 		const { items } = await new TriggerSession(harness, parameters, undefined, V2).poll();
 		expect(ids(items)).toContain(at.id);
-		expect(items.every((item) => Date.parse(item.submittedAt as string) >= Date.parse('2026-01-15T14:00:00.000Z'))).toBe(true);
+		expect(
+			items.every(
+				(item) => Date.parse(item.submittedAt as string) >= Date.parse('2026-01-15T14:00:00.000Z'),
+			),
+		).toBe(true);
 	});
 });

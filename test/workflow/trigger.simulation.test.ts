@@ -16,7 +16,9 @@ import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 import { prng } from '../support/prng';
 
-const SEEDS = process.env.FORMSWTF_SIM_SEED ? [Number(process.env.FORMSWTF_SIM_SEED)] : [101, 202, 303, 404];
+const SEEDS = process.env.FORMSWTF_SIM_SEED
+	? [Number(process.env.FORMSWTF_SIM_SEED)]
+	: [101, 202, 303, 404];
 const STEPS = 70;
 
 let harness: RunningHarness;
@@ -24,7 +26,9 @@ beforeAll(async () => {
 	harness = await startHarness({ rateLimit: false });
 });
 afterAll(async () => await harness.close());
-beforeEach(() => Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 50 }));
+beforeEach(() =>
+	Object.assign(testRetryPolicy, { baseDelayMs: 1, maxDelayMs: 4, maxRateLimitWaitMs: 50 }),
+);
 afterEach(() => resetTestRetryPolicy());
 
 const FAULTS: FaultSpec[] = [
@@ -50,7 +54,11 @@ describe('Forms.wtf Trigger, randomized', () => {
 		});
 		const form = await harness.control.form(pick(['feedback', 'bugs', 'research']));
 		const lookBackMinutes = 1 + Math.floor(random() * 10);
-		const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(form.id), options: { lookBackMinutes } });
+		const trigger = new TriggerSession(harness, {
+			watch: 'form',
+			formId: formById(form.id),
+			options: { lookBackMinutes },
+		});
 		expect((await trigger.poll()).items).toEqual([]);
 
 		const finalVersion = new Map<string, string>(); // id → submittedAt of its newest version
@@ -62,7 +70,8 @@ describe('Forms.wtf Trigger, randomized', () => {
 				newestMs = Math.max(newestMs, Date.parse(response.submittedAt));
 			}
 		};
-		const poll = async (options: { pollBudgetMs?: number } = {}) => emitted.push(...(await trigger.poll(options)).items);
+		const poll = async (options: { pollBudgetMs?: number } = {}) =>
+			emitted.push(...(await trigger.poll(options)).items);
 
 		for (let step = 0; step < STEPS; step++) {
 			const action = random();
@@ -71,7 +80,13 @@ describe('Forms.wtf Trigger, randomized', () => {
 			} else if (action < 0.38 && newestMs > 0) {
 				// Shows up late, but inside the look-back window.
 				const lateMs = newestMs - Math.floor(random() * lookBackMinutes * 30_000);
-				track(await harness.control.submitBurst(form.id, 1 + Math.floor(random() * 5), new Date(lateMs).toISOString()));
+				track(
+					await harness.control.submitBurst(
+						form.id,
+						1 + Math.floor(random() * 5),
+						new Date(lateMs).toISOString(),
+					),
+				);
 			} else if (action < 0.45 && finalVersion.size > 0) {
 				const id = pick([...finalVersion.keys()]);
 				track([await harness.control.updateResponse(form.id, id)]);

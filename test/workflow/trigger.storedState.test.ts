@@ -49,7 +49,11 @@ function cursorOf(state: IDataObject): IDataObject {
 
 /** An active trigger that has emitted one response, so the stored state holds a real cursor. */
 async function triggerThatEmitted(): Promise<{ trigger: TriggerSession; emitted: string[] }> {
-	const trigger = new TriggerSession(harness, { watch: 'form', formId: formById(formId), options: {} });
+	const trigger = new TriggerSession(harness, {
+		watch: 'form',
+		formId: formById(formId),
+		options: {},
+	});
 	await trigger.poll();
 	const first = await harness.control.submitResponses(formId, [{}, {}]);
 	const { items } = await trigger.poll();
@@ -63,7 +67,10 @@ describe('Forms.wtf Trigger, stored state of an unexpected shape', () => {
 		['since is missing', (state) => delete cursorOf(state).since],
 		['seen is not an object', (state) => (cursorOf(state).seen = 'a,b,c')],
 		['seen is missing', (state) => delete cursorOf(state).seen],
-		['the resume point is of the wrong shape', (state) => (cursorOf(state).resume = { offset: 'x' })],
+		[
+			'the resume point is of the wrong shape',
+			(state) => (cursorOf(state).resume = { offset: 'x' }),
+		],
 		['the floor is of the wrong shape', (state) => (cursorOf(state).floor = [1, 2])],
 		['the poll count is not a number', (state) => (state.rev = '12')],
 	])('%s: the poll goes on, emits nothing twice, says what it repaired', async (_name, change) => {
@@ -76,7 +83,9 @@ describe('Forms.wtf Trigger, stored state of an unexpected shape', () => {
 		expect(repaired.error).toBeUndefined();
 		expect(ids(repaired.items)).toEqual(ids(later));
 		expect(ids(repaired.items).filter((id) => emitted.includes(id))).toEqual([]);
-		expect(warn.mock.calls.map(([message]) => message).join('\n')).toMatch(/stored state was repaired/);
+		expect(warn.mock.calls.map(([message]) => message).join('\n')).toMatch(
+			/stored state was repaired/,
+		);
 
 		const next = await harness.control.submitResponses(formId, [{}]);
 		expect(ids((await trigger.poll()).items)).toEqual(ids(next));
@@ -93,7 +102,9 @@ describe('Forms.wtf Trigger, stored state of an unexpected shape', () => {
 		expect(repaired.error).toBeUndefined();
 		expect(ids(repaired.items).filter((id) => emitted.includes(id))).toEqual([]);
 		// "Now" is the end of the second the service's Date header shows: a response of a later second.
-		const next = await harness.control.submitResponses(formId, [{ submittedAt: new Date(Date.now() + 2_000).toISOString() }]);
+		const next = await harness.control.submitResponses(formId, [
+			{ submittedAt: new Date(Date.now() + 2_000).toISOString() },
+		]);
 		expect(ids((await trigger.poll()).items)).toEqual(ids(next));
 	});
 

@@ -23,7 +23,11 @@ beforeEach(async () => {
 });
 afterEach(() => resetTestRetryPolicy());
 
-const oneForm = (id: string, options: IDataObject = {}): IDataObject => ({ watch: 'form', formId: formById(id), options });
+const oneForm = (id: string, options: IDataObject = {}): IDataObject => ({
+	watch: 'form',
+	formId: formById(id),
+	options,
+});
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
 /** The request of a poll's second page of 1000: it starts PAGE_OVERLAP responses early (see Continuity). */
 const secondPage = `offset=${1000 - PAGE_OVERLAP}&`;
@@ -39,7 +43,8 @@ const cursorsOf = (staticData: IDataObject): IDataObject =>
 async function responseRequests(since: () => Promise<unknown>): Promise<number> {
 	await harness.control.clearRequestLog();
 	await since();
-	return (await harness.control.requestLog()).filter((entry) => entry.path.endsWith('/responses')).length;
+	return (await harness.control.requestLog()).filter((entry) => entry.path.endsWith('/responses'))
+		.length;
 }
 
 describe('Forms.wtf Trigger', () => {
@@ -66,18 +71,21 @@ describe('Forms.wtf Trigger', () => {
 		['inclusive since, newest first', true, 'newestFirst'],
 		['exclusive since, oldest first', false, 'oldestFirst'],
 		['inclusive since, oldest first', true, 'oldestFirst'],
-	] as const)('a burst sharing one millisecond at the cursor, %s', async (_name, sinceInclusive, responseOrder) => {
-		await harness.control.updateSettings({ sinceInclusive, responseOrder });
-		const trigger = new TriggerSession(harness, oneForm(formId));
-		await trigger.poll();
-		const at = new Date(Date.now() + 1000).toISOString();
-		const first = await harness.control.submitBurst(formId, 40, at);
-		expect(ids((await trigger.poll()).items).sort()).toEqual(ids(first).sort());
-		// More in the very same millisecond, after the cursor has reached it.
-		const second = await harness.control.submitBurst(formId, 25, at);
-		expect(ids((await trigger.poll()).items).sort()).toEqual(ids(second).sort());
-		expect((await trigger.poll()).items).toEqual([]);
-	});
+	] as const)(
+		'a burst sharing one millisecond at the cursor, %s',
+		async (_name, sinceInclusive, responseOrder) => {
+			await harness.control.updateSettings({ sinceInclusive, responseOrder });
+			const trigger = new TriggerSession(harness, oneForm(formId));
+			await trigger.poll();
+			const at = new Date(Date.now() + 1000).toISOString();
+			const first = await harness.control.submitBurst(formId, 40, at);
+			expect(ids((await trigger.poll()).items).sort()).toEqual(ids(first).sort());
+			// More in the very same millisecond, after the cursor has reached it.
+			const second = await harness.control.submitBurst(formId, 25, at);
+			expect(ids((await trigger.poll()).items).sort()).toEqual(ids(second).sort());
+			expect((await trigger.poll()).items).toEqual([]);
+		},
+	);
 
 	it('a poll that fails halfway leaves the state as it was; the next poll gets everything', async () => {
 		const trigger = new TriggerSession(harness, oneForm(formId));
@@ -85,7 +93,12 @@ describe('Forms.wtf Trigger', () => {
 		const submitted = await harness.control.submitBurst(formId, 1500);
 		const before = structuredClone(trigger.staticData);
 		// The second page (it starts PAGE_OVERLAP responses early) fails past every retry.
-		await harness.control.injectFault({ kind: 'status', status: 500, times: 4, pathIncludes: secondPage });
+		await harness.control.injectFault({
+			kind: 'status',
+			status: 500,
+			times: 4,
+			pathIncludes: secondPage,
+		});
 		const failed = await trigger.poll();
 		expect(failed.items).toEqual([]);
 		expect(cursorsOf(trigger.staticData)).toEqual(cursorsOf(before));
@@ -301,7 +314,9 @@ describe('Forms.wtf Trigger', () => {
 			const trigger = new TriggerSession(harness, oneForm(formId));
 			await trigger.poll();
 			const other = new TriggerSession(harness, oneForm('no-such-form'));
-			other.staticData = JSON.parse(JSON.stringify(trigger.staticData).split(formId).join('no-such-form')) as IDataObject;
+			other.staticData = JSON.parse(
+				JSON.stringify(trigger.staticData).split(formId).join('no-such-form'),
+			) as IDataObject;
 			expect((await other.poll()).error?.message).toBe('Form "no-such-form" was not found');
 		});
 	});

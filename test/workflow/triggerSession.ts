@@ -106,8 +106,12 @@ export class TriggerSession {
 		const activation = await this.activeTrigger();
 		activation.polled = true;
 		const ticks = await Promise.all([activation.trigger.tick(), activation.trigger.tick()]);
-		if (ticks.some((tick) => tick.staticDataSaved)) this.storedStaticData = activation.trigger.staticData();
-		return ticks.map((tick) => ({ items: (tick.items?.[0] ?? []).map((item) => item.json), error: tick.error }));
+		if (ticks.some((tick) => tick.staticDataSaved))
+			this.storedStaticData = activation.trigger.staticData();
+		return ticks.map((tick) => ({
+			items: (tick.items?.[0] ?? []).map((item) => item.json),
+			error: tick.error,
+		}));
 	}
 
 	/** n8n stops (or is killed) and starts again: the next poll loads the stored static data. */
@@ -120,7 +124,11 @@ export class TriggerSession {
 		this.credential = { ...this.credential, ...change };
 		if (!this.activation) return;
 		const { formsWtfApi } = credentialsFor(this.credential.baseUrl, this.credential.apiKey);
-		await this.activation.credentialsHelper.updateCredentials({ id: '1', name: 'Forms.wtf account' }, 'formsWtfApi', formsWtfApi.data);
+		await this.activation.credentialsHelper.updateCredentials(
+			{ id: '1', name: 'Forms.wtf account' },
+			'formsWtfApi',
+			formsWtfApi.data,
+		);
 	}
 
 	/** "Fetch Test Event" in the editor. */

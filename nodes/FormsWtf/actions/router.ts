@@ -9,7 +9,11 @@ import * as form from './form';
 import type { FormsWtfType } from './node.type';
 import * as response from './response';
 
-type Operation = (this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient) => Promise<INodeExecutionData[]>;
+type Operation = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+) => Promise<INodeExecutionData[]>;
 
 const operations: { [R in FormsWtfType['resource']]: Record<string, { execute: Operation }> } = {
 	form: { getAll: form.getAll, get: form.get },
@@ -20,13 +24,19 @@ const operations: { [R in FormsWtfType['resource']]: Record<string, { execute: O
  * Runs the chosen operation once per input item. With "Continue On Fail" a failed item becomes
  * an error item paired with its input and the run goes on.
  */
-export async function router(this: IExecuteFunctions, transport: TransportSettings = {}): Promise<INodeExecutionData[][]> {
+export async function router(
+	this: IExecuteFunctions,
+	transport: TransportSettings = {},
+): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as FormsWtfType['resource'];
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const handler = operations[resource]?.[operation];
 	if (!handler) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 
 	const client = new FormsWtfClient(this, transport);

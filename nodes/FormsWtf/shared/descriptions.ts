@@ -55,7 +55,8 @@ export const outputModeProperty: INodeProperties = {
 		{
 			name: 'Raw',
 			value: 'raw',
-			description: 'Exactly what the API sent: answers as a list, each with its question ID, which a rename does not change',
+			description:
+				'Exactly what the API sent: answers as a list, each with its question ID, which a rename does not change',
 		},
 	],
 };

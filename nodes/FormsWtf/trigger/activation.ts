@@ -35,11 +35,20 @@ export async function followSelection(
 	allowance: PollAllowance,
 ): Promise<void> {
 	const selected = new Set(settings.formIds);
-	for (const formId of Object.keys(state.forms)) if (!selected.has(formId)) delete state.forms[formId];
-	const added = listing.forms.filter((form) => !state.forms[form.id] && !restartAtNow.includes(form.id));
+	for (const formId of Object.keys(state.forms))
+		if (!selected.has(formId)) delete state.forms[formId];
+	const added = listing.forms.filter(
+		(form) => !state.forms[form.id] && !restartAtNow.includes(form.id),
+	);
 	if (!added.length) return;
-	const nowMs = listing.serviceNowMs ?? (await serviceClock(added.map((form) => form.id), allowance));
-	for (const form of added) state.forms[form.id] = await startWatching(settings, form, nowMs, state.rev, allowance);
+	const nowMs =
+		listing.serviceNowMs ??
+		(await serviceClock(
+			added.map((form) => form.id),
+			allowance,
+		));
+	for (const form of added)
+		state.forms[form.id] = await startWatching(settings, form, nowMs, state.rev, allowance);
 }
 
 /**
@@ -60,15 +69,28 @@ export async function activate(
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
-	if (serviceNowMs === undefined && forms.length) serviceNowMs = await serviceClock(forms.map((form) => form.id), allowance);
+	if (serviceNowMs === undefined && forms.length)
+		serviceNowMs = await serviceClock(
+			forms.map((form) => form.id),
+			allowance,
+		);
 	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
 	const { onActivation } = settings;
 	if (onActivation.emit !== 'newOnly') {
 		if (onActivation.emit === 'newest') {
-			for (const form of forms) state.forms[form.id] = { ...startedAt(activatedAtMs, settings.lookBackMs), backfillOffset: 0 };
-			state.backfill = { limit: onActivation.count, forms: forms.map((form) => form.id), window: 0, newest: [] };
+			for (const form of forms)
+				state.forms[form.id] = {
+					...startedAt(activatedAtMs, settings.lookBackMs),
+					backfillOffset: 0,
+				};
+			state.backfill = {
+				limit: onActivation.count,
+				forms: forms.map((form) => form.id),
+				window: 0,
+				newest: [],
+			};
 		} else {
 			// Every response from the date on: the normal reading does it, oldest first, over as
 			// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
@@ -78,7 +100,8 @@ export async function activate(
 		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
 		return { items, next: { ...next, rev: 0 } };
 	}
-	for (const form of forms) state.forms[form.id] = await startWatching(settings, form, activatedAtMs, 0, allowance);
+	for (const form of forms)
+		state.forms[form.id] = await startWatching(settings, form, activatedAtMs, 0, allowance);
 	return { items: [], next: state };
 }
 
@@ -100,25 +123,36 @@ async function startWatching(
 	// keeps existing responses out should the count have been stale.
 	if (form.responseCount === 0) return { ...atTheMoment, ...listedAs(form, rev, settings) };
 	if (!allowance.mayRead()) return atTheMoment;
-	const windowStart: FormCursor = { since: new Date(atMs - settings.lookBackMs - 1).toISOString(), seen: {} };
+	const windowStart: FormCursor = {
+		since: new Date(atMs - settings.lookBackMs - 1).toISOString(),
+		seen: {},
+	};
 	const windowStartMs = Date.parse(windowStart.since);
 	const existing: HandledVersion[] = [];
 	const undated: string[] = [];
 	let arrived = false;
-	const read = await allowance.readForm({ formId: form.id, since: windowStart.since }, undefined, (page) => {
-		for (const response of page) {
-			const responseAtMs = submittedAtMs(response);
-			if (responseAtMs !== undefined && responseAtMs < windowStartMs) continue;
-			if (responseAtMs === undefined) undated.push(response.id);
-			else if (responseAtMs <= atMs) existing.push({ id: response.id, atMs: responseAtMs });
-			else arrived = true;
-		}
-	});
+	const read = await allowance.readForm(
+		{ formId: form.id, since: windowStart.since },
+		undefined,
+		(page) => {
+			for (const response of page) {
+				const responseAtMs = submittedAtMs(response);
+				if (responseAtMs !== undefined && responseAtMs < windowStartMs) continue;
+				if (responseAtMs === undefined) undated.push(response.id);
+				else if (responseAtMs <= atMs) existing.push({ id: response.id, atMs: responseAtMs });
+				else arrived = true;
+			}
+		},
+	);
 	// One form: the user sees at once why it cannot be read.
 	if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 	// Failed, cut short, or not proven whole: the form starts at the moment instead.
 	if (read.failure !== undefined || read.cut || !read.proven) return atTheMoment;
-	const cursor = advanceCursor(windowStart, { handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs }, settings);
+	const cursor = advanceCursor(
+		windowStart,
+		{ handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs },
+		settings,
+	);
 	// A form that got responses after the moment is read at the next poll, whatever its listing says.
 	return arrived ? cursor : { ...cursor, ...listedAs(form, rev, settings) };
 }
@@ -133,7 +167,12 @@ export async function serviceClock(formIds: string[], allowance: PollAllowance):
 	// form is left to ask, its failure is the poll's (One Form: the user sees at once why).
 	const asked = formIds.slice(0, CLOCK_PROBES);
 	for (const [index, formId] of asked.entries()) {
-		const probe = await getResponsesPage(allowance.client, { formId, limit: 1, offset: 0, deadlineMs: allowance.deadline }).then(
+		const probe = await getResponsesPage(allowance.client, {
+			formId,
+			limit: 1,
+			offset: 0,
+			deadlineMs: allowance.deadline,
+		}).then(
 			(page) => page,
 			(error: unknown) => ({ error }),
 		);

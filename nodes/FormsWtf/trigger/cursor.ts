@@ -20,11 +20,17 @@ export function submittedAtMs(response: FormResponse): number | undefined {
  * A response is new when this version of it was not handled yet: an id not in the window, or
  * (when updates are emitted) an id whose `submittedAt` moved past the handled version.
  */
-export function isNewVersion(cursor: FormCursor, id: string, atMs: number, options: CursorOptions): boolean {
+export function isNewVersion(
+	cursor: FormCursor,
+	id: string,
+	atMs: number,
+	options: CursorOptions,
+): boolean {
 	if (cursor.floor && compareOldestFirst({ atMs, id }, cursor.floor) < 0) return false;
 	const handled = cursor.seen[id];
 	// Emitted before without a date: with Ignore, a dated version of it is an update.
-	if (handled === undefined) return !(options.updatedResponses === 'ignore' && cursor.undated?.includes(id));
+	if (handled === undefined)
+		return !(options.updatedResponses === 'ignore' && cursor.undated?.includes(id));
 	return options.updatedResponses === 'emit' && atMs > handled;
 }
 
@@ -34,7 +40,10 @@ export function isNewUndated(cursor: FormCursor, id: string): boolean {
 }
 
 /** Oldest first; ties (same millisecond) in a fixed order, by id. */
-export function compareOldestFirst(a: { atMs: number; id: string }, b: { atMs: number; id: string }): number {
+export function compareOldestFirst(
+	a: { atMs: number; id: string },
+	b: { atMs: number; id: string },
+): number {
 	return a.atMs - b.atMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
@@ -61,13 +70,23 @@ export interface ReadOfForm {
  * was under way, in a place the read had passed (its timestamp a little in the past), is then
  * still read by the next one.
  */
-export function advanceCursor(cursor: FormCursor, read: ReadOfForm, options: CursorOptions): FormCursor {
+export function advanceCursor(
+	cursor: FormCursor,
+	read: ReadOfForm,
+	options: CursorOptions,
+): FormCursor {
 	const { seen, newestMs } = mergeHandled(cursor, read.handled);
 	const currentSinceMs = Date.parse(cursor.since);
 	const trailing = newestMs === undefined ? currentSinceMs : newestMs - options.lookBackMs - 1;
-	const beforeRead = read.startedAtMs === undefined ? trailing : read.startedAtMs - options.lookBackMs - 1;
+	const beforeRead =
+		read.startedAtMs === undefined ? trailing : read.startedAtMs - options.lookBackMs - 1;
 	const sinceMs = Math.max(currentSinceMs, Math.min(trailing, beforeRead));
-	const next: FormCursor = { ...cursor, since: new Date(sinceMs).toISOString(), seen: pruneSeen(seen, sinceMs), newestMs };
+	const next: FormCursor = {
+		...cursor,
+		since: new Date(sinceMs).toISOString(),
+		seen: pruneSeen(seen, sinceMs),
+		newestMs,
+	};
 	delete next.resume;
 	// A read from the start sees every undated response the API still returns: only those stay.
 	const undated = read.fromStart ? [...new Set(read.undated)] : mergeUndated(cursor, read.undated);
@@ -82,7 +101,11 @@ export function advanceCursor(cursor: FormCursor, read: ReadOfForm, options: Cur
  * yet may lie anywhere after it; what was handled is remembered, and the next poll goes on from
  * `resume` (see ResumePoint).
  */
-export function rememberHandled(cursor: FormCursor, read: ReadOfForm, resume: ResumePoint): FormCursor {
+export function rememberHandled(
+	cursor: FormCursor,
+	read: ReadOfForm,
+	resume: ResumePoint,
+): FormCursor {
 	const next: FormCursor = { ...cursor, ...mergeHandled(cursor, read.handled), resume };
 	const undated = mergeUndated(cursor, read.undated);
 	if (undated.length) next.undated = undated;

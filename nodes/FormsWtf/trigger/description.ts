@@ -60,7 +60,8 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'All Forms',
 				value: 'allForms',
-				description: 'Responses to any form of the account, also forms created later; each item carries formId and formTitle',
+				description:
+					'Responses to any form of the account, also forms created later; each item carries formId and formTitle',
 			},
 		],
 	},
@@ -94,7 +95,8 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'The Newest Existing Responses, Then New Ones',
 				value: 'newest',
-				description: 'A number of the newest responses that already exist (oldest first), then every new one',
+				description:
+					'A number of the newest responses that already exist (oldest first), then every new one',
 			},
 			{
 				name: 'Every Response Since a Date, Then New Ones',

@@ -46,13 +46,18 @@ export async function readExisting(
 
 	for (;;) {
 		const windowMs = EXISTING_WINDOWS_MS[progress.window];
-		const since = windowMs === undefined ? undefined : new Date(state.activatedAtMs - windowMs).toISOString();
+		const since =
+			windowMs === undefined ? undefined : new Date(state.activatedAtMs - windowMs).toISOString();
 		for (const formId of [...progress.forms]) {
 			const cursor = state.forms[formId];
 			if (cursor?.backfillOffset === undefined) continue;
 			const leaveOut = () => {
 				progress.forms = progress.forms.filter((id) => id !== formId);
-				state.forms[formId] = { since: cursor.since, seen: {}, floor: { atMs: state.activatedAtMs, id: LAST_ID } };
+				state.forms[formId] = {
+					since: cursor.since,
+					seen: {},
+					floor: { atMs: state.activatedAtMs, id: LAST_ID },
+				};
 			};
 			if (!listed.has(formId)) {
 				// Gone from the listing: its existing responses are left out, its new ones still count.
@@ -62,7 +67,8 @@ export async function readExisting(
 			if (!allowance.mayRead()) break;
 			// Choosing the newest existing ones needs no proof of continuity: what they choose is
 			// only where emitting starts, and everything after it is read by the cursor.
-			const start = cursor.backfillOffset > 0 ? { offset: cursor.backfillOffset, anchors: [] } : undefined;
+			const start =
+				cursor.backfillOffset > 0 ? { offset: cursor.backfillOffset, anchors: [] } : undefined;
 			const read = await allowance.readForm({ formId, since }, start, (page) => {
 				for (const response of page) {
 					const atMs = submittedAtMs(response);
@@ -90,11 +96,13 @@ export async function readExisting(
 		if (newest.size >= progress.limit || windowMs === undefined) break;
 		// Fewer than asked for in this window: read the next, larger one from its start.
 		progress.window++;
-		for (const formId of progress.forms) state.forms[formId] = { ...state.forms[formId], backfillOffset: 0 };
+		for (const formId of progress.forms)
+			state.forms[formId] = { ...state.forms[formId], backfillOffset: 0 };
 	}
 
 	const chosen = progress.newest.sort(oldestFirst);
-	const floor = chosen.length >= progress.limit ? { atMs: chosen[0][2], id: chosen[0][1] } : undefined;
+	const floor =
+		chosen.length >= progress.limit ? { atMs: chosen[0][2], id: chosen[0][1] } : undefined;
 	for (const formId of progress.forms) {
 		if (!state.forms[formId]) continue;
 		const since = floor ? new Date(floor.atMs - 1).toISOString() : BEGINNING;

@@ -36,7 +36,11 @@ export function triedAt(rev: number, settings: TriggerSettings): Partial<FormCur
 }
 
 /** Several forms: what the listing said about a form when its read began, and when that was. */
-export function listedAs(form: WatchedForm, rev: number, settings: TriggerSettings): Partial<FormCursor> {
+export function listedAs(
+	form: WatchedForm,
+	rev: number,
+	settings: TriggerSettings,
+): Partial<FormCursor> {
 	if (!watchesSeveral(settings)) return {};
 	return { listedCount: form.responseCount, listedUpdatedAt: form.updatedAt, readAtRev: rev };
 }
@@ -47,7 +51,11 @@ export function listedAs(form: WatchedForm, rev: number, settings: TriggerSettin
  * read was cut short; forms that look unchanged are read in rotation (SWEEP_POLLS). The forms
  * unread longest come first, so a poll budget that stops early never starves a form.
  */
-export function formsToRead(state: TriggerState, listing: Listing, settings: TriggerSettings): WatchedForm[] {
+export function formsToRead(
+	state: TriggerState,
+	listing: Listing,
+	settings: TriggerSettings,
+): WatchedForm[] {
 	if (settings.watch === 'form') return listing.forms;
 	const lastRead = (form: WatchedForm) => state.forms[form.id]?.readAtRev ?? -1;
 	// Forms that failed last time come after the others: they never stand in the others' way.
@@ -69,7 +77,9 @@ export function formsToRead(state: TriggerState, listing: Listing, settings: Tri
 		(looksUnchanged ? unchanged : changed).push(form);
 	}
 	const sweep = Math.min(MAX_SWEEP_READS, Math.ceil(listing.forms.length / SWEEP_POLLS));
-	const due = unchanged.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS).sort(byLongestUnread);
+	const due = unchanged
+		.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS)
+		.sort(byLongestUnread);
 	return [...changed.sort(byLongestUnread), ...due.slice(0, sweep)];
 }
 

@@ -41,13 +41,20 @@ export async function listWatchedForms(
 	});
 	const forms = watchedForms(body.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
-	if (!forms) throw errorForMalformedBody(client.context.getNode(), 'the list of forms, { "forms": [ … ] }', {});
+	if (!forms)
+		throw errorForMalformedBody(
+			client.context.getNode(),
+			'the list of forms, { "forms": [ … ] }',
+			{},
+		);
 	const serviceNowMs = serviceTimeMs(headers);
 	if (settings.watch === 'allForms') return { forms, serviceNowMs };
 	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
 	// since a listing may leave out a form that is still there.
 	const listed = new Map(forms.map((form) => [form.id, form]));
-	const selected = (settings.formIds ?? []).map((id): WatchedForm => listed.get(id) ?? { id, unlisted: true });
+	const selected = (settings.formIds ?? []).map(
+		(id): WatchedForm => listed.get(id) ?? { id, unlisted: true },
+	);
 	return { forms: selected, serviceNowMs };
 }
 

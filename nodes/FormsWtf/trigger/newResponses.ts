@@ -9,7 +9,14 @@ import { formatResponse } from '../shared/helpers/output';
 import { isTransientError } from '../shared/transport/errors';
 import type { FormResponse } from '../shared/transport/types';
 import type { HandledVersion, ReadOfForm } from './cursor';
-import { advanceCursor, compareOldestFirst, isNewUndated, isNewVersion, rememberHandled, submittedAtMs } from './cursor';
+import {
+	advanceCursor,
+	compareOldestFirst,
+	isNewUndated,
+	isNewVersion,
+	rememberHandled,
+	submittedAtMs,
+} from './cursor';
 import type { FormCursor, ResumePoint, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
 import type { PollAllowance } from './allowance';
@@ -76,34 +83,47 @@ export async function pollOnce(
 		// A form that appeared after activation: all of its responses are new (or since the date asked for).
 		const cursor =
 			next.forms[form.id] ??
-			(state.emitSinceMs === undefined ? startedAt(state.activatedAtMs, settings.lookBackMs) : fromDate(state.emitSinceMs));
+			(state.emitSinceMs === undefined
+				? startedAt(state.activatedAtMs, settings.lookBackMs)
+				: fromDate(state.emitSinceMs));
 		const handled: HandledVersion[] = [];
 		const undated: string[] = [];
 		const sinceMs = Date.parse(cursor.since);
-		const read = await allowance.readForm({ formId: form.id, since: cursor.since }, cursor.resume, (page) => {
-			for (const response of page) {
-				const atMs = submittedAtMs(response);
-				// Before the bound: a server that compares `since` coarsely (or not at all) returns
-				// responses the window has let go of, and that may have been emitted long ago.
-				if (atMs !== undefined && atMs < sinceMs) continue;
-				if (atMs === undefined) {
-					undated.push(response.id);
-					if (isNewUndated(cursor, response.id)) {
-						fresh.push(withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings));
+		const read = await allowance.readForm(
+			{ formId: form.id, since: cursor.since },
+			cursor.resume,
+			(page) => {
+				for (const response of page) {
+					const atMs = submittedAtMs(response);
+					// Before the bound: a server that compares `since` coarsely (or not at all) returns
+					// responses the window has let go of, and that may have been emitted long ago.
+					if (atMs !== undefined && atMs < sinceMs) continue;
+					if (atMs === undefined) {
+						undated.push(response.id);
+						if (isNewUndated(cursor, response.id)) {
+							fresh.push(
+								withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings),
+							);
+							allowance.onItem();
+						}
+						continue;
+					}
+					handled.push({ id: response.id, atMs });
+					if (isNewVersion(cursor, response.id, atMs, settings)) {
+						fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
 						allowance.onItem();
 					}
-					continue;
 				}
-				handled.push({ id: response.id, atMs });
-				if (isNewVersion(cursor, response.id, atMs, settings)) {
-					fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
-					allowance.onItem();
-				}
-			}
-		});
+			},
+		);
 		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 		const failure = read.failure;
-		const readOfForm: ReadOfForm = { handled, undated, fromStart: read.fromStart, startedAtMs: read.startedAtMs };
+		const readOfForm: ReadOfForm = {
+			handled,
+			undated,
+			fromStart: read.fromStart,
+			startedAtMs: read.startedAtMs,
+		};
 		const goOn = (resume: ResumePoint): ResumePoint =>
 			read.startedAtMs === undefined ? resume : { ...resume, startedAtMs: read.startedAtMs };
 		if (failure !== undefined) {
@@ -131,12 +151,21 @@ export async function pollOnce(
 		failedInARow = 0;
 		let updated: FormCursor;
 		if (read.cut) {
-			updated = { ...rememberHandled(cursor, readOfForm, goOn({ offset: read.end, anchors: read.anchors })), ...triedAt(next.rev, settings) };
+			updated = {
+				...rememberHandled(cursor, readOfForm, goOn({ offset: read.end, anchors: read.anchors })),
+				...triedAt(next.rev, settings),
+			};
 		} else if (!read.proven) {
 			// Responses before where the read went on were deleted or moved: read again from the start.
-			updated = { ...rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] })), ...triedAt(next.rev, settings) };
+			updated = {
+				...rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] })),
+				...triedAt(next.rev, settings),
+			};
 		} else {
-			updated = { ...advanceCursor(cursor, readOfForm, settings), ...listedAs(form, next.rev, settings) };
+			updated = {
+				...advanceCursor(cursor, readOfForm, settings),
+				...listedAs(form, next.rev, settings),
+			};
 		}
 		delete updated.failedPolls;
 		delete updated.failureReportedAt;
@@ -166,13 +195,16 @@ function errorForFailingForm(
 			: 'It may have been deleted since the list of forms was read. The trigger goes on with the other selected forms and tries this one again on every poll.';
 	} else if (status === '404') {
 		message = `Form ${name} could not be found`;
-		description = 'It may have been deleted since the list of forms was read. The trigger goes on with the other forms and stops trying this one once it is no longer listed.';
+		description =
+			'It may have been deleted since the list of forms was read. The trigger goes on with the other forms and stops trying this one once it is no longer listed.';
 	} else if (status === '403') {
 		message = `Access to form ${name} was denied`;
-		description = "The API key's account may no longer be a member of the team that owns the form. The trigger goes on with the other forms and tries this one again on every poll.";
+		description =
+			"The API key's account may no longer be a member of the team that owns the form. The trigger goes on with the other forms and tries this one again on every poll.";
 	} else {
 		message = `Form ${name} could not be read: ${cause}`;
-		description = 'The trigger goes on with the other forms and tries this one again on every poll.';
+		description =
+			'The trigger goes on with the other forms and tries this one again on every poll.';
 	}
 	return new NodeOperationError(context.getNode(), message, {
 		description: `${description} It has failed on ${failedPolls} polls in a row; its responses are not lost, they are emitted once it can be read again.`,
@@ -180,12 +212,21 @@ function errorForFailingForm(
 }
 
 function httpCodeOf(failure: unknown): unknown {
-	return failure && typeof failure === 'object' ? (failure as { httpCode?: unknown }).httpCode : undefined;
+	return failure && typeof failure === 'object'
+		? (failure as { httpCode?: unknown }).httpCode
+		: undefined;
 }
 
-export function withForm(candidate: Candidate, form: WatchedForm, settings: TriggerSettings): Candidate {
+export function withForm(
+	candidate: Candidate,
+	form: WatchedForm,
+	settings: TriggerSettings,
+): Candidate {
 	if (!watchesSeveral(settings)) return candidate;
-	return { ...candidate, response: { ...candidate.response, formId: form.id, formTitle: form.title ?? null } };
+	return {
+		...candidate,
+		response: { ...candidate.response, formId: form.id, formTitle: form.title ?? null },
+	};
 }
 
 export function toItem(candidate: Candidate, settings: TriggerSettings): INodeExecutionData {

@@ -59,14 +59,22 @@ export async function pollResponses(
 				const { items, next } = await activate(context, settings, scope, listing, allowance);
 				return commit(next) && items.length ? [items] : null;
 			}
-			if (settings.watch === 'selectedForms') await followSelection(settings, state, listing, restartAtNow, allowance);
+			if (settings.watch === 'selectedForms')
+				await followSelection(settings, state, listing, restartAtNow, allowance);
 			if (restartAtNow.length) {
 				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
 				// The Date header has whole seconds: the end of that second is after every response
 				// that existed when the service answered, so none is emitted again.
-				for (const formId of restartAtNow) state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
+				for (const formId of restartAtNow)
+					state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
 			}
-			const { items, next, failingForm } = await pollOnce(context, settings, state, listing, allowance);
+			const { items, next, failingForm } = await pollOnce(
+				context,
+				settings,
+				state,
+				listing,
+				allowance,
+			);
 			delete next.failures;
 			if (failingForm) {
 				const cursor = next.forms[failingForm.formId];
@@ -81,13 +89,15 @@ export async function pollResponses(
 			const failures = (state.failures ?? 0) + 1;
 			if (!commit({ ...state, failures })) return null;
 			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
-			warn(context, `poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`);
+			warn(
+				context,
+				`poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,
+			);
 			return null;
 		}
 	});
 	return result ?? null;
 }
-
 
 /**
  * A form that keeps failing is reported as an error of the workflow (an error execution, and
@@ -96,12 +106,14 @@ export async function pollResponses(
  * fail the activation, which n8n tries again from the same stored state, again and again.
  */
 function reportFailingForm(context: IPollFunctions, error: Error): void {
-	if (typeof context.__emitError === 'function') context.__emitError(asNodeError(context.getNode(), error));
+	if (typeof context.__emitError === 'function')
+		context.__emitError(asNodeError(context.getNode(), error));
 	else warn(context, error.message);
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {
 	// getPollBudgetMs is new in n8n 2.41; older n8n gives no budget.
-	const budget = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
+	const budget =
+		typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
 	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : undefined;
 }

@@ -45,7 +45,8 @@ export function watchesSeveral(settings: TriggerSettings): boolean {
 export function readSettings(context: IPollFunctions): TriggerSettings {
 	const node = context.getNode();
 	const watchParameter = context.getNodeParameter('watch', 'form');
-	const watch: Watch = watchParameter === 'allForms' || watchParameter === 'selectedForms' ? watchParameter : 'form';
+	const watch: Watch =
+		watchParameter === 'allForms' || watchParameter === 'selectedForms' ? watchParameter : 'form';
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const lookBackMinutes = Number(options.lookBackMinutes ?? 10);
 	if (!Number.isFinite(lookBackMinutes) || lookBackMinutes < 0) {
@@ -54,14 +55,20 @@ export function readSettings(context: IPollFunctions): TriggerSettings {
 	let updatedResponses: UpdatedResponses;
 	let onActivation: OnActivation;
 	if (node.typeVersion >= 2) {
-		updatedResponses = context.getNodeParameter('event', 'newOrUpdatedResponse') === 'newResponse' ? 'ignore' : 'emit';
+		updatedResponses =
+			context.getNodeParameter('event', 'newOrUpdatedResponse') === 'newResponse'
+				? 'ignore'
+				: 'emit';
 		onActivation = readOnActivation(context);
 	} else {
 		// Version 1 keeps both in its options.
 		updatedResponses = options.updatedResponses === 'ignore' ? 'ignore' : 'emit';
 		const backfill = Number(options.backfill ?? 0);
 		if (!Number.isInteger(backfill) || backfill < 0) {
-			throw new NodeOperationError(node, '"Existing Responses to Emit" must be a whole number, 0 or more');
+			throw new NodeOperationError(
+				node,
+				'"Existing Responses to Emit" must be a whole number, 0 or more',
+			);
 		}
 		onActivation = backfill > 0 ? { emit: 'newest', count: backfill } : { emit: 'newOnly' };
 	}
@@ -82,7 +89,10 @@ function readOnActivation(context: IPollFunctions): OnActivation {
 	if (choice === 'newest') {
 		const count = Number(context.getNodeParameter('existingCount', 10));
 		if (!Number.isInteger(count) || count < 1) {
-			throw new NodeOperationError(node, '"Number of Existing Responses" must be a whole number, 1 or more');
+			throw new NodeOperationError(
+				node,
+				'"Number of Existing Responses" must be a whole number, 1 or more',
+			);
 		}
 		return { emit: 'newest', count };
 	}
@@ -90,10 +100,14 @@ function readOnActivation(context: IPollFunctions): OnActivation {
 		const value: unknown = context.getNodeParameter('submittedSince', '');
 		if (value === '' || value === null || value === undefined) {
 			throw new NodeOperationError(node, 'No date in "Submitted Since"', {
-				description: 'Pick the date from which existing responses are emitted, or choose another "On Activation, Emit".',
+				description:
+					'Pick the date from which existing responses are emitted, or choose another "On Activation, Emit".',
 			});
 		}
-		return { emit: 'since', sinceMs: Date.parse(toApiTimestamp.call(context, value, 'Submitted Since')) };
+		return {
+			emit: 'since',
+			sinceMs: Date.parse(toApiTimestamp.call(context, value, 'Submitted Since')),
+		};
 	}
 	return { emit: 'newOnly' };
 }
@@ -105,14 +119,20 @@ function readOnActivation(context: IPollFunctions): OnActivation {
 function getSelectedFormIds(context: IPollFunctions): string[] {
 	const node = context.getNode();
 	const value: unknown = context.getNodeParameter('formIds', []);
-	const entries: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+	const entries: unknown[] = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: [value];
 	const formIds: string[] = [];
 	for (const entry of entries) {
-		const formId = typeof entry === 'string' || typeof entry === 'number' ? String(entry).trim() : '';
+		const formId =
+			typeof entry === 'string' || typeof entry === 'number' ? String(entry).trim() : '';
 		if (formId === '') continue;
 		if (!isSinglePathSegment(formId)) {
 			throw new NodeOperationError(node, `"${formId}" is not a form ID`, {
-				description: '"." and ".." cannot be form IDs. Pick the forms from the list, or copy their IDs again.',
+				description:
+					'"." and ".." cannot be form IDs. Pick the forms from the list, or copy their IDs again.',
 			});
 		}
 		if (!formIds.includes(formId)) formIds.push(formId);

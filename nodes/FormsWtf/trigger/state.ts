@@ -171,13 +171,18 @@ export interface ReadStateResult {
  * that nothing already emitted is emitted again (see repairCursor), and named in `repairs`;
  * state of an earlier version is migrated.
  */
-export function readState(staticData: IDataObject, scope: string, lookBackMs: number): ReadStateResult {
+export function readState(
+	staticData: IDataObject,
+	scope: string,
+	lookBackMs: number,
+): ReadStateResult {
 	const result: ReadStateResult = { restartAtNow: [], repairs: [] };
 	const { repairs } = result;
 	if (staticData.scope !== scope) return result;
 	const version = staticData.version;
 	if (version !== 1 && version !== STATE_VERSION) {
-		if (version !== undefined) repairs.push(`unknown state version ${JSON.stringify(version)}: started afresh`);
+		if (version !== undefined)
+			repairs.push(`unknown state version ${JSON.stringify(version)}: started afresh`);
 		return result;
 	}
 	const copy = JSON.parse(JSON.stringify(staticData)) as IDataObject;
@@ -190,7 +195,9 @@ export function readState(staticData: IDataObject, scope: string, lookBackMs: nu
 		// The cursors still say where each form stands; the earliest of them stands in for the
 		// activation (it only dates forms that appear later).
 		const starts = Object.values(copy.forms as IDataObject)
-			.map((cursor) => (isPlainObject(cursor) && typeof cursor.since === 'string' ? Date.parse(cursor.since) : NaN))
+			.map((cursor) =>
+				isPlainObject(cursor) && typeof cursor.since === 'string' ? Date.parse(cursor.since) : NaN,
+			)
 			.filter((ms) => !Number.isNaN(ms));
 		if (!starts.length) {
 			repairs.push('the activation time was unreadable: started afresh');
@@ -209,10 +216,16 @@ export function readState(staticData: IDataObject, scope: string, lookBackMs: nu
 	if (!isFiniteNumber(copy.rev)) repairs.push('the poll count was unreadable: counted from 0');
 	if (isFiniteNumber(copy.failures)) state.failures = copy.failures;
 	if (isFiniteNumber(copy.emitSinceMs)) state.emitSinceMs = copy.emitSinceMs;
-	else if (copy.emitSinceMs !== undefined) repairs.push('the date to emit from was unreadable: forms listed later start at the activation');
+	else if (copy.emitSinceMs !== undefined)
+		repairs.push(
+			'the date to emit from was unreadable: forms listed later start at the activation',
+		);
 	const backfill = readBackfill(copy.backfill);
 	if (backfill) state.backfill = backfill;
-	else if (copy.backfill !== undefined) repairs.push('the progress of Emit Existing Responses was unreadable: no more existing responses are emitted');
+	else if (copy.backfill !== undefined)
+		repairs.push(
+			'the progress of Emit Existing Responses was unreadable: no more existing responses are emitted',
+		);
 
 	for (const [formId, stored] of Object.entries(copy.forms as IDataObject)) {
 		const cursor = version === 1 ? migrateCursorV1(stored) : stored;
@@ -225,7 +238,10 @@ export function readState(staticData: IDataObject, scope: string, lookBackMs: nu
 		// A form still waiting for existing responses, without the progress that chooses them.
 		for (const [formId, cursor] of Object.entries(state.forms)) {
 			if (cursor.backfillOffset === undefined) continue;
-			state.forms[formId] = startedAt(Math.max(state.activatedAtMs, cursor.newestMs ?? 0), lookBackMs);
+			state.forms[formId] = startedAt(
+				Math.max(state.activatedAtMs, cursor.newestMs ?? 0),
+				lookBackMs,
+			);
 		}
 	}
 	result.state = state;
@@ -249,25 +265,36 @@ function migrateCursorV1(stored: unknown): unknown {
  * starts with a floor at that time: nothing already emitted comes again, and everything newer
  * is read. Without that time, 'now': the form goes on from the service's clock of this poll.
  */
-function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCursor | 'now'; problem?: string } {
+function repairCursor(
+	stored: unknown,
+	lookBackMs: number,
+): { repaired: FormCursor | 'now'; problem?: string } {
 	if (!isPlainObject(stored)) {
 		return { repaired: 'now', problem: 'its cursor was unreadable: it goes on from now' };
 	}
 	const raw = stored as IDataObject;
 	const sinceMs = typeof raw.since === 'string' ? Date.parse(raw.since) : NaN;
 	const newestMs = isFiniteNumber(raw.newestMs) ? raw.newestMs : undefined;
-	const seenOk = isPlainObject(raw.seen) && Object.values(raw.seen as IDataObject).every(isFiniteNumber);
+	const seenOk =
+		isPlainObject(raw.seen) && Object.values(raw.seen as IDataObject).every(isFiniteNumber);
 	const problems: string[] = [];
 	let cursor: FormCursor;
 
 	// Responses without a date that were emitted: whatever else is lost, these are kept.
-	const undated = Array.isArray(raw.undated) ? raw.undated.filter((id): id is string => typeof id === 'string') : [];
-	if (raw.undated !== undefined && (!Array.isArray(raw.undated) || undated.length !== raw.undated.length)) {
+	const undated = Array.isArray(raw.undated)
+		? raw.undated.filter((id): id is string => typeof id === 'string')
+		: [];
+	if (
+		raw.undated !== undefined &&
+		(!Array.isArray(raw.undated) || undated.length !== raw.undated.length)
+	) {
 		problems.push('its list of responses without a date was partly unreadable');
 	}
 
 	if (Number.isNaN(sinceMs) || !seenOk) {
-		const what = Number.isNaN(sinceMs) ? '"since" was not a date' : 'its memory of handled responses was unreadable';
+		const what = Number.isNaN(sinceMs)
+			? '"since" was not a date'
+			: 'its memory of handled responses was unreadable';
 		if (newestMs === undefined) return { repaired: 'now', problem: `${what}: it goes on from now` };
 		cursor = { ...startedAt(newestMs, lookBackMs), newestMs };
 		if (undated.length) cursor.undated = undated;
@@ -314,7 +341,11 @@ function repairCursor(stored: unknown, lookBackMs: number): { repaired: FormCurs
  * looks back one window before it, so late-visible responses after `atMs` are found.
  */
 export function startedAt(atMs: number, lookBackMs: number): FormCursor {
-	return { since: new Date(atMs - lookBackMs - 1).toISOString(), seen: {}, floor: { atMs, id: LAST_ID } };
+	return {
+		since: new Date(atMs - lookBackMs - 1).toISOString(),
+		seen: {},
+		floor: { atMs, id: LAST_ID },
+	};
 }
 
 function readResume(value: unknown): ResumePoint | undefined {
@@ -329,7 +360,9 @@ function readResume(value: unknown): ResumePoint | undefined {
 		read.push({ id, submittedAt });
 	}
 	const { startedAtMs } = value as IDataObject;
-	return isFiniteNumber(startedAtMs) ? { offset, anchors: read, startedAtMs } : { offset, anchors: read };
+	return isFiniteNumber(startedAtMs)
+		? { offset, anchors: read, startedAtMs }
+		: { offset, anchors: read };
 }
 
 function readBackfill(value: unknown): BackfillProgress | undefined {
@@ -348,7 +381,12 @@ function readBackfill(value: unknown): BackfillProgress | undefined {
 			isFiniteNumber(entry[2]),
 	);
 	if (!valid) return undefined;
-	return { limit, forms: forms as string[], window, newest: entries as Array<[string, string, number]> };
+	return {
+		limit,
+		forms: forms as string[],
+		window,
+		newest: entries as Array<[string, string, number]>,
+	};
 }
 
 function isPlainObject(value: unknown): value is IDataObject {
@@ -383,7 +421,11 @@ export function writeState(staticData: IDataObject, state: TriggerState): void {
  * before it (whether the API's `since` is exclusive or not), the floor keeping out that millisecond.
  */
 export function fromDate(sinceMs: number): FormCursor {
-	return { since: new Date(sinceMs - 1).toISOString(), seen: {}, floor: { atMs: sinceMs - 1, id: LAST_ID } };
+	return {
+		since: new Date(sinceMs - 1).toISOString(),
+		seen: {},
+		floor: { atMs: sinceMs - 1, id: LAST_ID },
+	};
 }
 
 /**

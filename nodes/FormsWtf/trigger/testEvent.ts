@@ -40,7 +40,11 @@ export async function sampleNewest(
 	let best: Candidate | undefined;
 	const consider = (responses: FormResponse[], form: WatchedForm) => {
 		for (const response of responses) {
-			const candidate = withForm({ id: response.id, atMs: submittedAtMs(response) ?? 0, response }, form, settings);
+			const candidate = withForm(
+				{ id: response.id, atMs: submittedAtMs(response) ?? 0, response },
+				form,
+				settings,
+			);
 			if (!best || compareOldestFirst(candidate, best) > 0) best = candidate;
 		}
 	};

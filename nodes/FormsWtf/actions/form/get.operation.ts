@@ -9,10 +9,17 @@ import type { FormDetail } from '../../shared/transport/types';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
 
-export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['form'], operation: ['get'] } },
+	properties,
+);
 
 /** Get Form: the form with its questions and gate rules, as the API sends them. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
 	const { body } = await client.request<FormDetail>({
@@ -24,4 +31,3 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	});
 	return [{ json: body, pairedItem: { item: itemIndex } }];
 }
-

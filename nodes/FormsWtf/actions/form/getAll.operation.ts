@@ -10,10 +10,17 @@ import type { FormSummary } from '../../shared/transport/types';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
 
-export const description = updateDisplayOptions({ show: { resource: ['form'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['form'], operation: ['getAll'] } },
+	properties,
+);
 
 /** List Forms: one item per form the key's account owns, personal and team forms alike. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
 	const { body } = await client.request<{ forms: FormSummary[] }>({
 		path: ['forms'],
@@ -21,7 +28,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 		timeoutMs,
 		expect: FORM_LIST,
 	});
-	const items: INodeExecutionData[] = body.forms.map((form) => ({ json: form, pairedItem: { item: itemIndex } }));
+	const items: INodeExecutionData[] = body.forms.map((form) => ({
+		json: form,
+		pairedItem: { item: itemIndex },
+	}));
 	return isToolCall(this) ? boundedForTool(items, itemIndex, 'forms') : items;
 }
-

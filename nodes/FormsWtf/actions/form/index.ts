@@ -16,7 +16,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get one form by its ID, with its questions (ID, type, label, required, order) and gate rules',
+				description:
+					'Get one form by its ID, with its questions (ID, type, label, required, order) and gate rules',
 				action: 'Get a form',
 			},
 			{

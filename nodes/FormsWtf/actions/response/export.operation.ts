@@ -52,10 +52,18 @@ const FALLBACK_FILE: Record<ExportFormat, { extension: string; mimeType: string 
  * Export: the API's file as binary data. The body is handed to n8n as a stream, so n8n's
  * binary data store decides whether it is ever held in memory (in filesystem mode it is not).
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const format = this.getNodeParameter('format', itemIndex, 'csv') as ExportFormat;
-	const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
+	const binaryPropertyName = this.getNodeParameter(
+		'binaryPropertyName',
+		itemIndex,
+		'data',
+	) as string;
 
 	const request = {
 		path: ['forms', formId, 'export'],
@@ -72,7 +80,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 		`${formId}-responses.${fallback.extension}`;
 	const mimeType = headerValue(headers, 'content-type')?.split(';')[0].trim() || fallback.mimeType;
 
-	const stream = body as unknown as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
+	const stream = body as unknown as Parameters<
+		IExecuteFunctions['helpers']['prepareBinaryData']
+	>[0];
 	let binary: Awaited<ReturnType<IExecuteFunctions['helpers']['prepareBinaryData']>>;
 	try {
 		binary = await this.helpers.prepareBinaryData(stream, fileName, mimeType);
@@ -81,7 +91,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	}
 	return [
 		{
-			json: { formId, format, fileName: binary.fileName ?? fileName, mimeType: binary.mimeType, fileSize: binary.fileSize },
+			json: {
+				formId,
+				format,
+				fileName: binary.fileName ?? fileName,
+				mimeType: binary.mimeType,
+				fileSize: binary.fileSize,
+			},
 			binary: { [binaryPropertyName]: binary },
 			pairedItem: { item: itemIndex },
 		},

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, outputModeProperty, timeoutOption } from '../../shared/descriptions';
@@ -70,7 +75,11 @@ interface GetResponsesOptions extends IDataObject {
 }
 
 /** Get Responses: one item per response; Return All pages through every response for the user. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: FormsWtfClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as GetResponsesOptions;
@@ -80,9 +89,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	let startOffset = 0;
 	if (!returnAll) {
 		// Any Limit: the pager reads it in pages of up to 1000, the API's maximum.
-		maxItems = wholeNumberIn(this, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER, itemIndex);
+		maxItems = wholeNumberIn(
+			this,
+			this.getNodeParameter('limit', itemIndex, 50),
+			'Limit',
+			1,
+			Number.MAX_SAFE_INTEGER,
+			itemIndex,
+		);
 		if (options.offset !== undefined && options.offset !== null) {
-			startOffset = wholeNumberIn(this, options.offset, 'Offset', 0, Number.MAX_SAFE_INTEGER, itemIndex);
+			startOffset = wholeNumberIn(
+				this,
+				options.offset,
+				'Offset',
+				0,
+				Number.MAX_SAFE_INTEGER,
+				itemIndex,
+			);
 		}
 	}
 	const since =
@@ -96,12 +119,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 
 	const items: INodeExecutionData[] = [];
 	const query = { formId, since, itemIndex, timeoutMs };
-	for await (const page of iterateResponses(client, query, { startOffset, maxItems: tool ? tool.maxItems(maxItems) : maxItems, onPage: tool?.onPage })) {
+	for await (const page of iterateResponses(client, query, {
+		startOffset,
+		maxItems: tool ? tool.maxItems(maxItems) : maxItems,
+		onPage: tool?.onPage,
+	})) {
 		for (const response of page) {
 			items.push({ json: formatResponse(response, outputMode), pairedItem: { item: itemIndex } });
 		}
 	}
-	return tool ? tool.answer(items, { formId, itemIndex, startOffset, since, limit: maxItems }) : items;
+	return tool
+		? tool.answer(items, { formId, itemIndex, startOffset, since, limit: maxItems })
+		: items;
 }
 
 function wholeNumberIn(
@@ -114,10 +143,16 @@ function wholeNumberIn(
 ): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-		throw new NodeOperationError(context.getNode(), max === Number.MAX_SAFE_INTEGER ? `"${name}" must be a whole number of ${min} or more` : `"${name}" must be a whole number from ${min} to ${max}`, {
-			description: `Got "${String(value)}".`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			max === Number.MAX_SAFE_INTEGER
+				? `"${name}" must be a whole number of ${min} or more`
+				: `"${name}" must be a whole number from ${min} to ${max}`,
+			{
+				description: `Got "${String(value)}".`,
+				itemIndex,
+			},
+		);
 	}
 	return number;
 }

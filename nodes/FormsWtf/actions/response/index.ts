@@ -16,7 +16,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Export',
 				value: 'export',
-				description: 'Export every response of a form as one file (CSV, JSON or Merkle tree) in a binary field',
+				description:
+					'Export every response of a form as one file (CSV, JSON or Merkle tree) in a binary field',
 				action: 'Export responses',
 			},
 			{

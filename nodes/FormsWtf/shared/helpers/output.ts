@@ -29,7 +29,10 @@ export function formatResponse(response: FormResponse, mode: OutputMode): IDataO
 	return mode === 'raw' ? response : simplifyResponse(response);
 }
 
-export function getOutputMode(this: IExecuteFunctions | IPollFunctions, itemIndex?: number): OutputMode {
+export function getOutputMode(
+	this: IExecuteFunctions | IPollFunctions,
+	itemIndex?: number,
+): OutputMode {
 	const value =
 		itemIndex === undefined
 			? this.getNodeParameter('output', 'simplified')

@@ -10,18 +10,26 @@ export function getTimeoutMs(this: IExecuteFunctions, itemIndex: number): number
 	if (value === undefined || value === null || value === '') return undefined;
 	const ms = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 1) {
-		throw new NodeOperationError(this.getNode(), '"Timeout" must be a number of milliseconds, 1 or more', {
-			description: `Got "${String(value)}".`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'"Timeout" must be a number of milliseconds, 1 or more',
+			{
+				description: `Got "${String(value)}".`,
+				itemIndex,
+			},
+		);
 	}
 	const rounded = Math.round(ms);
 	// Node's timers overflow at 2^31 ms and fire at once: a healthy request would time out.
 	if (!Number.isFinite(rounded) || rounded > MAX_TIMEOUT_MS) {
-		throw new NodeOperationError(this.getNode(), `"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`, {
-			description: `Got "${String(value)}". The default, 30000 (30 s), suits almost every request; raise it only for a slow server or a very large export.`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`"Timeout" must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`,
+			{
+				description: `Got "${String(value)}". The default, 30000 (30 s), suits almost every request; raise it only for a slow server or a very large export.`,
+				itemIndex,
+			},
+		);
 	}
 	return rounded;
 }
@@ -42,7 +50,8 @@ export function getFormId(this: IExecuteFunctions | IPollFunctions, itemIndex?: 
 	// "." and ".." would not name a form but a level of the URL (the list of forms, the API).
 	if (!isSinglePathSegment(formId)) {
 		throw new NodeOperationError(this.getNode(), `"${formId}" is not a form ID`, {
-			description: '"." and ".." cannot be form IDs. Pick the form from the list, or copy its ID again.',
+			description:
+				'"." and ".." cannot be form IDs. Pick the form from the list, or copy its ID again.',
 			itemIndex,
 		});
 	}
@@ -76,7 +85,11 @@ export function toApiTimestamp(
 export function parseUserDate(value: unknown, timeZone: string): Date | undefined {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
 	if (typeof value === 'number') return Number.isFinite(value) ? new Date(value) : undefined;
-	if (value && typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
+	if (
+		value &&
+		typeof value === 'object' &&
+		typeof (value as { toISO?: unknown }).toISO === 'function'
+	) {
 		return parseUserDate((value as { toISO: () => string }).toISO(), timeZone);
 	}
 	if (typeof value !== 'string') return undefined;
@@ -85,9 +98,18 @@ export function parseUserDate(value: unknown, timeZone: string): Date | undefine
 	if (!match) return undefined;
 	const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '0', zone] = match;
 	const millis = Math.round(Number(`0.${fraction}`) * 1000);
-	const wallClockUtc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), millis);
+	const wallClockUtc = Date.UTC(
+		Number(y),
+		Number(mo) - 1,
+		Number(d),
+		Number(h),
+		Number(mi),
+		Number(s),
+		millis,
+	);
 	const check = new Date(wallClockUtc);
-	if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23) return undefined;
+	if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23)
+		return undefined;
 	if (zone) {
 		if (zone.toUpperCase() === 'Z') return check;
 		const sign = zone.startsWith('-') ? -1 : 1;
@@ -118,7 +140,14 @@ function zoneOffsetMs(timeZone: string, instant: number): number {
 	const offsetAt = (t: number) => {
 		const parts: Record<string, number> = {};
 		for (const part of format.formatToParts(new Date(t))) parts[part.type] = Number(part.value);
-		const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+		const asUtc = Date.UTC(
+			parts.year,
+			parts.month - 1,
+			parts.day,
+			parts.hour,
+			parts.minute,
+			parts.second,
+		);
 		return asUtc - Math.floor(t / 1000) * 1000;
 	};
 	// The wall-clock time is local; one correction step lands on the right side of a DST change.

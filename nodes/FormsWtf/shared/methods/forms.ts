@@ -9,16 +9,24 @@ export async function formChoices(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<Array<{ name: string; value: string }>> {
-	const { body } = await new FormsWtfClient(this).request<{ forms: FormSummary[] }>({ path: ['forms'], expect: FORM_LIST });
+	const { body } = await new FormsWtfClient(this).request<{ forms: FormSummary[] }>({
+		path: ['forms'],
+		expect: FORM_LIST,
+	});
 	const needle = (filter ?? '').trim().toLowerCase();
 	return body.forms
 		.filter(
 			(form) =>
 				needle === '' ||
-				[form.title, form.slug, form.id].some((field) => String(field ?? '').toLowerCase().includes(needle)),
+				[form.title, form.slug, form.id].some((field) =>
+					String(field ?? '')
+						.toLowerCase()
+						.includes(needle),
+				),
 		)
 		.map((form) => ({
-			name: form.published === false ? `${form.title} (unpublished)` : String(form.title ?? form.id),
+			name:
+				form.published === false ? `${form.title} (unpublished)` : String(form.title ?? form.id),
 			value: String(form.id),
 		}))
 		.sort((a, b) => a.name.localeCompare(b.name));

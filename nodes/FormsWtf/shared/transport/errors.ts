@@ -45,7 +45,11 @@ export const DEADLINE_MARKER = 'formsWtfDeadlineExceeded';
  * (the trigger's poll) has no time left for it. Always transient too.
  */
 export function isDeadlineError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && (error as Record<string, unknown>)[DEADLINE_MARKER] === true;
+	return (
+		typeof error === 'object' &&
+		error !== null &&
+		(error as Record<string, unknown>)[DEADLINE_MARKER] === true
+	);
 }
 
 /** Why a request could not wait for its next attempt within its deadline. */
@@ -58,7 +62,12 @@ export type DeadlineReason =
  * The request stopped because its next attempt would start after the caller's deadline, or
  * because it timed out with the deadline passed. Marked with DEADLINE_MARKER and transient.
  */
-export function errorForDeadline(node: INode, reason: DeadlineReason, context: RequestContext, attempts: number): NodeApiError {
+export function errorForDeadline(
+	node: INode,
+	reason: DeadlineReason,
+	context: RequestContext,
+	attempts: number,
+): NodeApiError {
 	const what =
 		reason.kind === 'rateLimit'
 			? 'rate limit'
@@ -70,7 +79,13 @@ export function errorForDeadline(node: INode, reason: DeadlineReason, context: R
 		reason.kind === 'rateLimit'
 			? `The API allows 60 requests per minute per key and asked to wait ${Math.ceil(reason.askedMs / 1000)} s after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}. The trigger goes on at its next poll.`
 			: `The request failed ${attempts} ${attempts === 1 ? 'time' : 'times'}${reason.kind === 'connection' ? ` (${reason.code})` : ''} and the next attempt would come after the time this poll may take. The trigger goes on at its next poll.`;
-	const error = makeApiError(node, reason.kind === 'connection' ? undefined : reason.kind === 'rateLimit' ? 429 : reason.status, message, description, context);
+	const error = makeApiError(
+		node,
+		reason.kind === 'connection' ? undefined : reason.kind === 'rateLimit' ? 429 : reason.status,
+		message,
+		description,
+		context,
+	);
 	Object.defineProperty(error, DEADLINE_MARKER, { value: true, enumerable: true, writable: false });
 	return transient(error);
 }
@@ -160,7 +175,8 @@ function describeStatus(
 			}
 			return {
 				message: `Forms.wtf answered with status ${status}`,
-				description: fromApi.trim() || 'The API sent an answer this node does not know how to read.',
+				description:
+					fromApi.trim() || 'The API sent an answer this node does not know how to read.',
 			};
 	}
 }
@@ -177,9 +193,22 @@ const PARAMETER_CHECKS: Record<string, string> = {
 export const BODY_STALLED = 'FORMSWTF_BODY_STALLED';
 
 /** Waiting for an answer, or for the rest of one, took longer than the timeout. */
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'ERR_SOCKET_CONNECTION_TIMEOUT', BODY_STALLED]);
+const TIMEOUT_CODES = new Set([
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'ECONNABORTED',
+	'ERR_SOCKET_CONNECTION_TIMEOUT',
+	BODY_STALLED,
+]);
 /** The server could not be reached at all. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);
+const UNREACHABLE_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EHOSTDOWN',
+]);
 /** The connection was there and went away. */
 const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE']);
 /** Passing failures worth another attempt: a name lookup that failed for good (ENOTFOUND) is not. */
@@ -225,7 +254,9 @@ export function errorForConnection(
 	if (TIMEOUT_CODES.has(code)) {
 		const seconds = failure.timeoutMs === undefined ? '' : ` within ${failure.timeoutMs / 1000} s`;
 		const what =
-			code === BODY_STALLED ? `stopped sending in the middle of an answer` : `did not answer${seconds}`;
+			code === BODY_STALLED
+				? `stopped sending in the middle of an answer`
+				: `did not answer${seconds}`;
 		return transient(
 			makeApiError(
 				node,
@@ -283,10 +314,19 @@ export function errorForConnection(
  * closed it after the Timeout passed without data. Not retried: part of the file has already
  * gone to n8n's binary data store, and a new run reads it again from the start.
  */
-export function errorForInterruptedDownload(error: unknown, node: INode, context: RequestContext, timeoutMs: number): NodeApiError | undefined {
-	const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+export function errorForInterruptedDownload(
+	error: unknown,
+	node: INode,
+	context: RequestContext,
+	timeoutMs: number,
+): NodeApiError | undefined {
+	const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+		code?: unknown;
+		message?: unknown;
+	};
 	const interrupted =
-		(typeof code === 'string' && (TIMEOUT_CODES.has(code) || DROPPED_CODES.has(code))) || message === 'aborted';
+		(typeof code === 'string' && (TIMEOUT_CODES.has(code) || DROPPED_CODES.has(code))) ||
+		message === 'aborted';
 	if (!interrupted) return undefined;
 	return transient(
 		makeApiError(
@@ -355,14 +395,18 @@ export function describeBody(body: unknown, secrets: readonly string[]): string 
 	const brief = (value: unknown): string => {
 		if (value === null) return 'null';
 		if (typeof value === 'string') return quote(value);
-		if (Array.isArray(value)) return value.length === 0 ? '[]' : `[ ${value.length} ${value.length === 1 ? 'value' : 'values'} ]`;
+		if (Array.isArray(value))
+			return value.length === 0
+				? '[]'
+				: `[ ${value.length} ${value.length === 1 ? 'value' : 'values'} ]`;
 		if (typeof value === 'object') return '{ … }';
 		return String(value);
 	};
 	if (body === null) return 'null';
 	if (body === undefined) return 'an empty answer';
 	if (typeof body === 'string') return `a string (${quote(body)})`;
-	if (typeof body === 'number' || typeof body === 'boolean') return `${typeof body === 'number' ? 'a number' : 'a boolean'} (${String(body)})`;
+	if (typeof body === 'number' || typeof body === 'boolean')
+		return `${typeof body === 'number' ? 'a number' : 'a boolean'} (${String(body)})`;
 	if (Array.isArray(body)) {
 		if (body.length === 0) return 'an empty array ([])';
 		return `an array of ${body.length} ${body.length === 1 ? 'value' : 'values'}`;
@@ -378,7 +422,11 @@ export function describeBody(body: unknown, secrets: readonly string[]): string 
 }
 
 /** Paging that would never end, because the server contradicts itself. */
-export function errorForPaging(node: INode, problem: string, context: RequestContext): NodeApiError {
+export function errorForPaging(
+	node: INode,
+	problem: string,
+	context: RequestContext,
+): NodeApiError {
 	return transient(
 		makeApiError(
 			node,
@@ -391,7 +439,11 @@ export function errorForPaging(node: INode, problem: string, context: RequestCon
 }
 
 function transient(error: NodeApiError): NodeApiError {
-	Object.defineProperty(error, TRANSIENT_MARKER, { value: true, enumerable: true, writable: false });
+	Object.defineProperty(error, TRANSIENT_MARKER, {
+		value: true,
+		enumerable: true,
+		writable: false,
+	});
 	return error;
 }
 
@@ -438,10 +490,19 @@ export const MIN_REDACTABLE = 4;
 export function secretForms(apiKey: unknown): string[] {
 	if (typeof apiKey !== 'string' || apiKey === '') return [];
 	// The control characters and the Latin-1 limit of axios' sanitizeHeaderValue (axios 1.x).
-	// eslint-disable-next-line no-control-regex
-	const onTheWire = apiKey.replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, '').replace(/[^\u0009\u0020-\u007e\u0080-\u00ff]+/g, '');
+	/* eslint-disable no-control-regex -- control characters are what axios drops */
+	const onTheWire = apiKey
+		.replace(/[\u0000-\u0008\u000a-\u001f\u007f]+/g, '')
+		.replace(/[^\u0009\u0020-\u007e\u0080-\u00ff]+/g, '');
+	/* eslint-enable no-control-regex */
 	const forms = new Set<string>();
-	for (const form of [apiKey, apiKey.trim(), onTheWire, onTheWire.replace(/^[ \t]+|[ \t]+$/g, ''), onTheWire.trim()]) {
+	for (const form of [
+		apiKey,
+		apiKey.trim(),
+		onTheWire,
+		onTheWire.replace(/^[ \t]+|[ \t]+$/g, ''),
+		onTheWire.trim(),
+	]) {
 		if (form === '') continue;
 		forms.add(form);
 		forms.add(JSON.stringify(form).slice(1, -1));
@@ -491,7 +552,10 @@ export function redactError<E>(error: E, secrets: readonly string[]): E {
 			return value;
 		}
 		const record = value as Record<string, unknown>;
-		const names = new Set([...Object.keys(record), ...(value instanceof Error ? ['message', 'stack', 'description', 'cause'] : [])]);
+		const names = new Set([
+			...Object.keys(record),
+			...(value instanceof Error ? ['message', 'stack', 'description', 'cause'] : []),
+		]);
 		for (const name of names) {
 			if (name === 'node' || name === DEADLINE_MARKER || name === TRANSIENT_MARKER) continue;
 			const descriptor = Object.getOwnPropertyDescriptor(record, name);
@@ -509,7 +573,14 @@ export function redactError<E>(error: E, secrets: readonly string[]): E {
  * The error to throw for anything caught: n8n's own error classes pass through unchanged (both
  * constructors hand back an instance of their class), anything else is wrapped.
  */
-export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError) return new NodeApiError(node, error as unknown as JsonObject, { itemIndex });
-	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError)
+		return new NodeApiError(node, error as unknown as JsonObject, { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
 }

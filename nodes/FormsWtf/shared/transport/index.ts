@@ -119,23 +119,39 @@ export class FormsWtfClient {
 		return await this.withKeyRedacted(async (secrets) => {
 			// A body that trickles in must not hold a poll past its deadline either (as an attempt's
 			// timeout, never less than MIN_DEADLINE_TIMEOUT_MS from when the body starts).
-			const response = await sendWithRetries(this, request, 'application/json', async (body, idleMs) => {
-				const { deadlineMs } = request;
-				const untilMs = deadlineMs === undefined ? undefined : Math.max(deadlineMs, Date.now() + MIN_DEADLINE_TIMEOUT_MS);
-				return await readText(body, idleMs, undefined, untilMs);
-			});
+			const response = await sendWithRetries(
+				this,
+				request,
+				'application/json',
+				async (body, idleMs) => {
+					const { deadlineMs } = request;
+					const untilMs =
+						deadlineMs === undefined
+							? undefined
+							: Math.max(deadlineMs, Date.now() + MIN_DEADLINE_TIMEOUT_MS);
+					return await readText(body, idleMs, undefined, untilMs);
+				},
+			);
 			let parsed: unknown;
 			try {
 				parsed = JSON.parse(response.body);
 			} catch {
-				throw errorForMalformedBody(this.context.getNode(), request.expect?.what ?? 'JSON', request, {
-					body: describeUnparsable(response.body),
-					secrets,
-					notJson: true,
-				});
+				throw errorForMalformedBody(
+					this.context.getNode(),
+					request.expect?.what ?? 'JSON',
+					request,
+					{
+						body: describeUnparsable(response.body),
+						secrets,
+						notJson: true,
+					},
+				);
 			}
 			if (request.expect && !request.expect.accepts(parsed)) {
-				throw errorForMalformedBody(this.context.getNode(), request.expect.what, request, { body: parsed, secrets });
+				throw errorForMalformedBody(this.context.getNode(), request.expect.what, request, {
+					body: parsed,
+					secrets,
+				});
 			}
 			return { ...response, body: parsed as T };
 		});
@@ -157,7 +173,11 @@ export class FormsWtfClient {
 			if (first !== undefined && ERROR_BODY_START.test(chunkText(first))) {
 				// A 200 whose body is the API's error object: no export layout starts like it (CSV
 				// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
-				const text = await readText(body, request.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_ERROR_BODY_BYTES);
+				const text = await readText(
+					body,
+					request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+					MAX_ERROR_BODY_BYTES,
+				);
 				let parsed: unknown;
 				let notJson = false;
 				try {
@@ -167,7 +187,11 @@ export class FormsWtfClient {
 					parsed = describeUnparsable(text);
 					notJson = true;
 				}
-				throw errorForMalformedBody(this.context.getNode(), 'an export file', request, { body: parsed, secrets, notJson });
+				throw errorForMalformedBody(this.context.getNode(), 'an export file', request, {
+					body: parsed,
+					secrets,
+					notJson,
+				});
 			}
 			return { ...response, body };
 		});
@@ -249,7 +273,11 @@ async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> 
 		};
 		const onClose = () => {
 			cleanup();
-			reject(Object.assign(new Error('The connection closed before the answer began'), { code: 'ECONNRESET' }));
+			reject(
+				Object.assign(new Error('The connection closed before the answer began'), {
+					code: 'ECONNRESET',
+				}),
+			);
 		};
 		cleanup = () => {
 			stopWaiting.abort();
@@ -268,7 +296,9 @@ async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> 
 	const result = await Promise.race([first, timedOut]);
 	if (result === STALLED) {
 		cleanup();
-		const error = Object.assign(new Error(`No data for ${idleMs} ms at the start of an answer`), { code: BODY_STALLED });
+		const error = Object.assign(new Error(`No data for ${idleMs} ms at the start of an answer`), {
+			code: BODY_STALLED,
+		});
 		body.destroy?.(error);
 		throw error;
 	}
@@ -291,16 +321,24 @@ interface CredentialFacts {
 
 async function readCredential(context: FormsWtfContext): Promise<CredentialFacts> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	return { baseUrl: checkBaseUrl(context, credentials.baseUrl), secrets: secretForms(credentials.apiKey) };
+	return {
+		baseUrl: checkBaseUrl(context, credentials.baseUrl),
+		secrets: secretForms(credentials.apiKey),
+	};
 }
 
 function checkBaseUrl(context: FormsWtfContext, value: unknown): string | NodeOperationError {
 	const raw = typeof value === 'string' ? value.trim() : '';
 	const baseUrl = raw.replace(/\/+$/, '');
 	if (!/^https?:\/\/[^/\s]+/i.test(baseUrl)) {
-		return new NodeOperationError(context.getNode(), 'The Base URL in the Forms.wtf credential is not a web address', {
-			description: 'It must start with https:// (or http:// for a local server), for example https://forms.wtf/api/v1.',
-		});
+		return new NodeOperationError(
+			context.getNode(),
+			'The Base URL in the Forms.wtf credential is not a web address',
+			{
+				description:
+					'It must start with https:// (or http:// for a local server), for example https://forms.wtf/api/v1.',
+			},
+		);
 	}
 	return baseUrl;
 }
@@ -340,7 +378,8 @@ async function sendWithRetries<B>(
 	const badSegment = request.path.find((segment) => !isSinglePathSegment(segment));
 	if (badSegment !== undefined) {
 		throw new NodeOperationError(node, `"${badSegment}" is not a valid form ID`, {
-			description: 'A form ID cannot be empty, "." or "..". Pick the form from the list, or copy its ID again.',
+			description:
+				'A form ID cannot be empty, "." or "..". Pick the form from the list, or copy its ID again.',
 			itemIndex: request.itemIndex,
 		});
 	}
@@ -365,7 +404,8 @@ async function sendWithRetries<B>(
 	let rateLimitWaitMs = 0;
 	/** Waits `ms` before the next attempt, or fails at once if that would pass the deadline. */
 	const waitOrGiveUp = async (ms: number, reason: DeadlineReason): Promise<void> => {
-		if (deadlineMs !== undefined && Date.now() + ms > deadlineMs) throw errorForDeadline(node, reason, request, attempts);
+		if (deadlineMs !== undefined && Date.now() + ms > deadlineMs)
+			throw errorForDeadline(node, reason, request, attempts);
 		// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
 		await policy.wait(ms, request.signal).catch(() => undefined);
 	};
@@ -375,13 +415,19 @@ async function sendWithRetries<B>(
 		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts;
 		// and ours, at most between two parts of the body. Never past a deadline by much.
 		const attemptTimeoutMs =
-			deadlineMs === undefined ? timeoutMs : Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
+			deadlineMs === undefined
+				? timeoutMs
+				: Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
-				...options,
-				timeout: attemptTimeoutMs,
-			})) as IN8nHttpFullResponse;
+			response = (await context.helpers.httpRequestWithAuthentication.call(
+				context,
+				CREDENTIAL_TYPE,
+				{
+					...options,
+					timeout: attemptTimeoutMs,
+				},
+			)) as IN8nHttpFullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				// A connection dropped while the body streams in fails here, and is retried like
 				// one dropped before the answer.
@@ -397,13 +443,23 @@ async function sendWithRetries<B>(
 				await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'connection', code });
 				continue;
 			}
-			throw errorForConnection(node, code, baseUrl, request, { attempts, timeoutMs: attemptTimeoutMs });
+			throw errorForConnection(node, code, baseUrl, request, {
+				attempts,
+				timeoutMs: attemptTimeoutMs,
+			});
 		}
 
 		const status = response.statusCode;
 		if (status === 429) {
-			const waitMs = rateLimitDelayMs(policy, headerValue(response.headers, 'retry-after'), rateLimitRetries);
-			if (rateLimitRetries < policy.maxRateLimitRetries && rateLimitWaitMs + waitMs <= rateLimitBudgetMs(policy)) {
+			const waitMs = rateLimitDelayMs(
+				policy,
+				headerValue(response.headers, 'retry-after'),
+				rateLimitRetries,
+			);
+			if (
+				rateLimitRetries < policy.maxRateLimitRetries &&
+				rateLimitWaitMs + waitMs <= rateLimitBudgetMs(policy)
+			) {
 				discardBody(response.body);
 				rateLimitRetries++;
 				rateLimitWaitMs += waitMs;
@@ -434,10 +490,14 @@ async function sendWithRetries<B>(
 function checkedTimeout(context: FormsWtfContext, request: ApiRequest): number {
 	const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	if (!Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-		throw new NodeOperationError(context.getNode(), `Timeout must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`, {
-			description: `Got ${String(timeoutMs)} ms. Give a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is ${DEFAULT_TIMEOUT_MS}.`,
-			itemIndex: request.itemIndex,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Timeout must be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`,
+			{
+				description: `Got ${String(timeoutMs)} ms. Give a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is ${DEFAULT_TIMEOUT_MS}.`,
+				itemIndex: request.itemIndex,
+			},
+		);
 	}
 	return timeoutMs;
 }
@@ -464,8 +524,10 @@ function connectionErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
 		const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-		if (typeof candidate.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(candidate.code)) return candidate.code;
-		if (typeof candidate.message === 'string' && /socket hang up/i.test(candidate.message)) return 'ECONNRESET';
+		if (typeof candidate.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(candidate.code))
+			return candidate.code;
+		if (typeof candidate.message === 'string' && /socket hang up/i.test(candidate.message))
+			return 'ECONNRESET';
 		current = candidate.cause;
 	}
 	return undefined;
@@ -484,11 +546,14 @@ async function* chunksWithIdleTimeout(
 ): AsyncGenerator<unknown, void, undefined> {
 	const chunks = body[Symbol.asyncIterator]();
 	const stalled = () =>
-		Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), { code: BODY_STALLED });
+		Object.assign(new Error(`No data for ${idleMs} ms in the middle of an answer`), {
+			code: BODY_STALLED,
+		});
 	for (;;) {
 		const stopWaiting = new AbortController();
 		// Past `untilMs` (the caller's deadline) the body counts as stalled, however it trickles.
-		const waitMs = untilMs === undefined ? idleMs : Math.max(0, Math.min(idleMs, untilMs - Date.now()));
+		const waitMs =
+			untilMs === undefined ? idleMs : Math.max(0, Math.min(idleMs, untilMs - Date.now()));
 		const timedOut = sleep(waitMs, stopWaiting.signal).then(
 			(): typeof STALLED => STALLED,
 			() => undefined,
@@ -549,7 +614,11 @@ function discardBody(body: unknown): void {
 }
 
 function isReadable(body: unknown): body is ReadableBody {
-	return !!body && typeof (body as ReadableBody).pipe === 'function' && typeof (body as ReadableBody).on === 'function';
+	return (
+		!!body &&
+		typeof (body as ReadableBody).pipe === 'function' &&
+		typeof (body as ReadableBody).on === 'function'
+	);
 }
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -561,7 +630,11 @@ const MAX_API_MESSAGE_CHARS = 500;
  * echo it, before the text is shortened (a cut first could leave the start of the key). Left
  * out when the key is too short to cut out safely.
  */
-async function readApiErrorMessage(body: unknown, idleMs: number, secrets: readonly string[]): Promise<string | undefined> {
+async function readApiErrorMessage(
+	body: unknown,
+	idleMs: number,
+	secrets: readonly string[],
+): Promise<string | undefined> {
 	let text: string;
 	try {
 		text = await readText(body, idleMs, MAX_ERROR_BODY_BYTES);
@@ -572,7 +645,8 @@ async function readApiErrorMessage(body: unknown, idleMs: number, secrets: reado
 	let message: string | undefined;
 	try {
 		const parsed = JSON.parse(text) as { error?: unknown } | null;
-		if (parsed !== null && typeof parsed === 'object' && typeof parsed.error === 'string') message = parsed.error;
+		if (parsed !== null && typeof parsed === 'object' && typeof parsed.error === 'string')
+			message = parsed.error;
 	} catch {
 		message = undefined;
 	}

@@ -40,7 +40,10 @@ export interface FetchedPage {
 }
 
 /** One page of a form's responses: the only place that calls the responses endpoint. */
-export async function getResponsesPage(client: FormsWtfClient, request: PageRequest): Promise<FetchedPage> {
+export async function getResponsesPage(
+	client: FormsWtfClient,
+	request: PageRequest,
+): Promise<FetchedPage> {
 	const qs: IDataObject = { limit: request.limit, offset: request.offset };
 	if (request.since !== undefined) qs.since = request.since;
 	const { body, headers } = await client.request<unknown>({
@@ -121,7 +124,10 @@ export class Continuity {
 
 	/** Every page as the server sent it, repeats included. */
 	observe(responses: FormResponse[]): void {
-		if (this.pending && responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))) {
+		if (
+			this.pending &&
+			responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))
+		) {
 			this.pending = undefined;
 		}
 		const tail = responses.slice(-(this.overlap + 1)).map(toAnchor);
@@ -132,7 +138,6 @@ export class Continuity {
 	crossBoundary(): void {
 		if (!this.pending && this.lastRead.length) this.pending = this.lastRead;
 	}
-
 }
 
 function toAnchor(response: FormResponse): Anchor {
@@ -281,7 +286,8 @@ export async function* iterateResponses(
 			}
 			pagesRead++;
 			continuity?.observe(page.responses);
-			const totalGrew = page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
+			const totalGrew =
+				page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
 			if (page.total !== undefined) largestTotal = Math.max(largestTotal ?? 0, page.total);
 			firstTotal ??= page.total;
 
@@ -311,7 +317,9 @@ export async function* iterateResponses(
 			const advance = Math.max(1, page.responses.length - back);
 			// Without a count, up to two pages' worth of arrivals are assumed.
 			const arrived =
-				largestTotal !== undefined && firstTotal !== undefined ? largestTotal - firstTotal : 2 * page.responses.length;
+				largestTotal !== undefined && firstTotal !== undefined
+					? largestTotal - firstTotal
+					: 2 * page.responses.length;
 			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
 			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
 				throw errorForPaging(
@@ -344,7 +352,12 @@ export async function* iterateResponses(
 				requestNext();
 			}
 			// A page of one response cannot overlap the one before it and still advance.
-			while (readAhead && largestTotal !== undefined && pageStep > 1 && inFlight.length < PAGES_IN_FLIGHT) {
+			while (
+				readAhead &&
+				largestTotal !== undefined &&
+				pageStep > 1 &&
+				inFlight.length < PAGES_IN_FLIGHT
+			) {
 				const aheadOffset = inFlight[inFlight.length - 1].offset + pageStep - 1;
 				if (aheadOffset >= largestTotal) break;
 				request(aheadOffset, MAX_PAGE_SIZE, true);

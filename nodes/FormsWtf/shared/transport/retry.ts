@@ -52,7 +52,11 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 };
 
 /** Exponential backoff with "full jitter": spreads retries of parallel executions apart. */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function backoffDelayMs(
+	policy: RetryPolicy,
+	attempt: number,
+	random: () => number = Math.random,
+): number {
 	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt) * policy.timeScale;
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
@@ -61,7 +65,12 @@ export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () 
  * How long to wait after the n-th 429 in a row: what Retry-After asks for, else a backoff step;
  * never less than `minDelayMs`.
  */
-export function rateLimitDelayMs(policy: RetryPolicy, retryAfter: unknown, attempt: number, now: number = Date.now()): number {
+export function rateLimitDelayMs(
+	policy: RetryPolicy,
+	retryAfter: unknown,
+	attempt: number,
+	now: number = Date.now(),
+): number {
 	const asked = parseRetryAfterMs(retryAfter, now);
 	const wait = asked === undefined ? backoffDelayMs(policy, attempt) : asked * policy.timeScale;
 	return Math.max(wait, rateLimitFloorMs(policy));

@@ -16,7 +16,8 @@ export const FORM_LIST: ExpectedBody = {
 /** A form: an object with its id. Its other fields pass through as the API sends them. */
 export const FORM_DETAIL: ExpectedBody = {
 	what: 'a form, { "id": …, "title": …, "questions": [ … ] }',
-	accepts: (body) => isObject(body) && (typeof body.id === 'string' ? body.id !== '' : typeof body.id === 'number'),
+	accepts: (body) =>
+		isObject(body) && (typeof body.id === 'string' ? body.id !== '' : typeof body.id === 'number'),
 };
 
 /**
@@ -28,7 +29,9 @@ export const RESPONSES_PAGE: ExpectedBody = {
 	accepts: (body) =>
 		isObject(body) &&
 		Array.isArray(body.responses) &&
-		body.responses.every((response) => isObject(response) && typeof response.id === 'string' && response.id !== '') &&
+		body.responses.every(
+			(response) => isObject(response) && typeof response.id === 'string' && response.id !== '',
+		) &&
 		(readFlag(body.hasMore) !== undefined || readCount(body.total) !== undefined),
 };
 
