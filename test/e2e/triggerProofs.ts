@@ -50,7 +50,11 @@ function allFormsWorkflow(sinkUrl: string): IDataObject {
 				type: `${PACKAGE}.formsWtfTrigger`,
 				typeVersion: 1,
 				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, watch: 'allForms', options: {} },
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					watch: 'allForms',
+					options: {},
+				},
 				credentials: { formsWtfApi: CREDENTIAL },
 			},
 			{
@@ -82,10 +86,15 @@ export async function runTriggerProofs(context: ProofContext): Promise<void> {
 	const major = Number(context.version.split('.')[0]);
 	const setups = (process.env.FORMSWTF_E2E_PROOF_SETUPS ?? 'default,durable').split(',');
 	if (setups.includes('default')) await proveSetup(context, 'default scheduler', {});
-	if (major >= 2 && setups.includes('durable')) await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
+	if (major >= 2 && setups.includes('durable'))
+		await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
 }
 
-async function proveSetup(context: ProofContext, setup: string, env: NodeJS.ProcessEnv): Promise<void> {
+async function proveSetup(
+	context: ProofContext,
+	setup: string,
+	env: NodeJS.ProcessEnv,
+): Promise<void> {
 	const { version, harness } = context;
 	const label = (what: string) => `${version}, ${setup}: ${what}`;
 	await harness.control.reset();
@@ -94,7 +103,10 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 	const sinkUrl = await sink.start();
 	const port = 16678 + (process.pid % 1000);
 	const submitted: string[] = [];
-	const delivered = () => sink.on('/delivered').map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject).id));
+	const delivered = () =>
+		sink
+			.on('/delivered')
+			.map((request) => String((JSON.parse(request.body.toString('utf8')) as IDataObject).id));
 	let discardedPolls = 0;
 	let server: ChildProcess | undefined;
 	// Debug level: n8n 2.x says so when it discards a poll's result ("… superseded workflow").
@@ -102,15 +114,24 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 		(server = instance.start(
 			port,
 			(line) => {
-				if (process.env.FORMSWTF_E2E_N8N_LOG) appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
+				if (process.env.FORMSWTF_E2E_N8N_LOG)
+					appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
 				if (/Discarding in-flight poll result/i.test(line)) discardedPolls++;
-				if (/discard|superseded|poll cursor|Forms\.wtf Trigger: poll failed|There was a problem/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
+				if (
+					/discard|superseded|poll cursor|Forms\.wtf Trigger: poll failed|There was a problem/i.test(
+						line,
+					)
+				)
+					log(`n8n: ${line.slice(0, 300)}`);
 			},
 			{ env: { N8N_LOG_LEVEL: 'debug', ...env } },
 		));
 	const submit = async (fixture: string, count: number) => {
 		const form = await harness.control.form(fixture);
-		const responses = await harness.control.submitResponses(form.id, Array.from({ length: count }, () => ({})));
+		const responses = await harness.control.submitResponses(
+			form.id,
+			Array.from({ length: count }, () => ({})),
+		);
 		submitted.push(...responses.map((response) => response.id));
 	};
 	const waitForAll = async (what: string) => {
@@ -124,13 +145,21 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 		const ids = delivered();
 		const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
 		const missing = submitted.filter((id) => !ids.includes(id));
-		check(label(what), twice.length === 0 && missing.length === 0, `${ids.length} delivered of ${submitted.length}; twice ${twice.length}, missing ${missing.length}`);
+		check(
+			label(what),
+			twice.length === 0 && missing.length === 0,
+			`${ids.length} delivered of ${submitted.length}; twice ${twice.length}, missing ${missing.length}`,
+		);
 	};
 
 	try {
 		await instance.installPackage(context.tarball, PACKAGE);
 		await instance.importJson('credentials', [
-			{ ...CREDENTIAL, type: 'formsWtfApi', data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl } },
+			{
+				...CREDENTIAL,
+				type: 'formsWtfApi',
+				data: { apiKey: harness.keys.team, baseUrl: harness.baseUrl },
+			},
 		]);
 		await instance.importJson('workflow', allFormsWorkflow(sinkUrl));
 		await instance.activate(WORKFLOW_ID, env);
@@ -159,14 +188,19 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 			await submit('feedback', 1);
 			start();
 			await waitForAll(`after ${signal}`);
-			exactlyOnce(`${signal}, responses submitted while n8n was down, each once after it started again`);
+			exactlyOnce(
+				`${signal}, responses submitted while n8n was down, each once after it started again`,
+			);
 		}
 
 		// A list of forms without "bugs" for one poll, then with it again.
 		const bugs = await harness.control.form('bugs');
 		await harness.control.clearRequestLog();
 		await harness.control.injectFault({ kind: 'listingWithout', formIds: [bugs.id] });
-		await waitUntil(async () => (await listings(harness)).some((entry) => entry.fault === 'listingWithout'), DELIVERY_WAIT_MS);
+		await waitUntil(
+			async () => (await listings(harness)).some((entry) => entry.fault === 'listingWithout'),
+			DELIVERY_WAIT_MS,
+		);
 		await submit('bugs', 1);
 		await waitForAll('after the listing without a form');
 		await waitForPolls(harness, 2);
@@ -176,14 +210,19 @@ async function proveSetup(context: ProofContext, setup: string, env: NodeJS.Proc
 		await harness.control.clearRequestLog();
 		await harness.control.injectFault({ kind: 'delay', ms: HELD_POLL_MS, times: 1 });
 		await submit('research', 2);
-		await waitUntil(async () => (await listings(harness)).some((entry) => entry.fault === 'delay'), DELIVERY_WAIT_MS);
+		await waitUntil(
+			async () => (await listings(harness)).some((entry) => entry.fault === 'delay'),
+			DELIVERY_WAIT_MS,
+		);
 		const saved = await session.saveWorkflow(WORKFLOW_ID, Number(version.split('.')[0]) >= 2);
 		log(`${setup}: workflow saved while the poll was held: ${saved.detail}`);
 		const discardedBefore = discardedPolls;
 		await waitForAll('after the save');
 		await waitForPolls(harness, 2);
 		exactlyOnce('the workflow saved while a poll was in flight: nothing lost, nothing twice');
-		log(`${setup}: polls whose result n8n discarded after the save: ${discardedPolls - discardedBefore}`);
+		log(
+			`${setup}: polls whose result n8n discarded after the save: ${discardedPolls - discardedBefore}`,
+		);
 	} catch (error) {
 		check(label('end-to-end run'), false, (error as Error).stack ?? String(error));
 	} finally {
