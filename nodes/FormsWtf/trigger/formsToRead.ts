@@ -13,7 +13,7 @@ import { DAY_MS } from './time';
  * listing glitch or a team membership that comes back emits nothing twice. After that the
  * form counts as gone; listed again, it is a new form (its responses since activation are emitted).
  */
-export const KEEP_UNLISTED_FORM_MS = 30 * DAY_MS;
+const KEEP_UNLISTED_FORM_MS = 30 * DAY_MS;
 
 /**
  * All Forms: a form the listing shows unchanged (same responseCount and updatedAt) is still
@@ -24,7 +24,7 @@ export const KEEP_UNLISTED_FORM_MS = 30 * DAY_MS;
  */
 export const SWEEP_POLLS = 10;
 
-export const MAX_SWEEP_READS = 10;
+const MAX_SWEEP_READS = 10;
 
 /**
  * Several forms: a read that did not complete counts as this poll's turn of the form all the same,

@@ -5,9 +5,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { FormsWtfClient } from '../shared/transport';
-import { serviceTimeMs } from '../shared/transport';
 import { errorForMalformedBody } from '../shared/transport/errors';
-import { FORM_LIST } from '../shared/transport/shapes';
+import { listForms } from '../shared/transport/forms';
 import { PollAllowance } from './allowance';
 import type { TriggerSettings } from './settings';
 
@@ -33,13 +32,8 @@ export async function listWatchedForms(
 	allowance?: PollAllowance,
 ): Promise<Listing> {
 	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
-	// FORM_LIST checks the shape where the answer arrives: a list of objects.
-	const { body, headers } = await client.request<{ forms: IDataObject[] }>({
-		path: ['forms'],
-		deadlineMs: allowance?.deadline,
-		expect: FORM_LIST,
-	});
-	const forms = watchedForms(body.forms);
+	const list = await listForms(client, { deadlineMs: allowance?.deadline });
+	const forms = watchedForms(list.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms)
 		throw errorForMalformedBody(
@@ -47,7 +41,7 @@ export async function listWatchedForms(
 			'the list of forms, { "forms": [ … ] }',
 			{},
 		);
-	const serviceNowMs = serviceTimeMs(headers);
+	const serviceNowMs = list.serviceTimeMs;
 	if (settings.watch === 'allForms') return { forms, serviceNowMs };
 	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
 	// since a listing may leave out a form that is still there.

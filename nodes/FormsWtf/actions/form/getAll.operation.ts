@@ -5,8 +5,7 @@ import { timeoutOnlyOptions } from '../../shared/descriptions';
 import { getTimeoutMs } from '../../shared/helpers/parameters';
 import { boundedForTool, isToolCall } from '../../shared/helpers/tool';
 import type { FormsWtfClient } from '../../shared/transport';
-import { FORM_LIST } from '../../shared/transport/shapes';
-import type { FormSummary } from '../../shared/transport/types';
+import { listForms } from '../../shared/transport/forms';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
 
@@ -22,13 +21,8 @@ export async function execute(
 	client: FormsWtfClient,
 ): Promise<INodeExecutionData[]> {
 	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const { body } = await client.request<{ forms: FormSummary[] }>({
-		path: ['forms'],
-		itemIndex,
-		timeoutMs,
-		expect: FORM_LIST,
-	});
-	const items: INodeExecutionData[] = body.forms.map((form) => ({
+	const { forms } = await listForms(client, { itemIndex, timeoutMs });
+	const items: INodeExecutionData[] = forms.map((form) => ({
 		json: form,
 		pairedItem: { item: itemIndex },
 	}));

@@ -1,20 +1,16 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { FormsWtfClient } from '../transport';
-import { FORM_LIST } from '../transport/shapes';
-import type { FormSummary } from '../transport/types';
+import { listForms } from '../transport/forms';
 
 /** The account's forms as choices named by title, those matching `filter` (title, slug or id). */
 export async function formChoices(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<Array<{ name: string; value: string }>> {
-	const { body } = await new FormsWtfClient(this).request<{ forms: FormSummary[] }>({
-		path: ['forms'],
-		expect: FORM_LIST,
-	});
+	const { forms } = await listForms(new FormsWtfClient(this));
 	const needle = (filter ?? '').trim().toLowerCase();
-	return body.forms
+	return forms
 		.filter(
 			(form) =>
 				needle === '' ||

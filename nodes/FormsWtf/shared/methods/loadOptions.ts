@@ -4,5 +4,5 @@ import { formChoices } from './forms';
 
 /** The account's forms, for the trigger's Selected Forms. */
 export async function getForms(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return (await formChoices.call(this)).map(({ name, value }) => ({ name, value }));
+	return await formChoices.call(this);
 }

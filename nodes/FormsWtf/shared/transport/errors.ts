@@ -25,7 +25,7 @@ export interface FailureDetails {
  * The field that marks an error worth waiting out (rate limit, server error, a garbled answer):
  * it travels with the error, through redaction and whoever passes it on.
  */
-export const TRANSIENT_MARKER = 'formsWtfTransient';
+const TRANSIENT_MARKER = 'formsWtfTransient';
 
 /**
  * Whether an error is worth waiting out (rate limit, server error, network, a garbled answer)
@@ -37,7 +37,7 @@ export function isTransientError(error: unknown): boolean {
 }
 
 /** The field that marks an error as a deadline error (see errorForDeadline). */
-export const DEADLINE_MARKER = 'formsWtfDeadlineExceeded';
+const DEADLINE_MARKER = 'formsWtfDeadlineExceeded';
 
 /**
  * Whether a request failed because waiting any longer would have passed the deadline its caller
@@ -376,7 +376,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  * A server's text as an error quotes it: the key's forms cut out, then shortened, in quotes;
  * `"…"` when the key is too short to cut out safely.
  */
-export function quoteServerText(text: string, secrets: readonly string[]): string {
+function quoteServerText(text: string, secrets: readonly string[]): string {
 	if (!canQuoteServerText(secrets)) return '"…"';
 	return JSON.stringify(shorten(redactAll(text, secrets), MAX_QUOTED));
 }
@@ -466,7 +466,7 @@ function makeApiError(
 }
 
 /** Removes every occurrence of a secret from text that may reach the user or a log. */
-export function redact(text: string, secret: string | undefined): string {
+function redact(text: string, secret: string | undefined): string {
 	if (!secret || secret.length < MIN_REDACTABLE) return text;
 	return text.split(secret).join(REDACTED);
 }
@@ -477,7 +477,7 @@ const REDACTED = '[redacted]';
  * A secret shorter than this cannot be cut out of a text without cutting ordinary words: the
  * server's texts are then left out of errors instead (see canQuoteServerText).
  */
-export const MIN_REDACTABLE = 4;
+const MIN_REDACTABLE = 4;
 
 /**
  * Every form an API key can take on the wire, and so in a server's echo of it. n8n puts the

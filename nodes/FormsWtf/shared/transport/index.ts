@@ -26,7 +26,7 @@ import {
 import type { RetryPolicy } from './retry';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitBudgetMs, rateLimitDelayMs } from './retry';
 
-export const CREDENTIAL_TYPE = 'formsWtfApi';
+const CREDENTIAL_TYPE = 'formsWtfApi';
 
 /** Every n8n context our nodes make requests from. */
 export type FormsWtfContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;

@@ -164,7 +164,7 @@ export const PAGES_IN_FLIGHT = 2;
  * and cheap however long the walk (a Set of every id read cost ~5 % of the CPU time of a
  * 500,000-response Return All, and memory that grew with it).
  */
-export const REPEAT_WINDOW = 10 * MAX_PAGE_SIZE;
+const REPEAT_WINDOW = 10 * MAX_PAGE_SIZE;
 
 /** The ids of the last responses read, the oldest forgotten first. */
 class RecentIds {
