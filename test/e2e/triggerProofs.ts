@@ -297,7 +297,7 @@ async function proveSetup(
 		if (setup.startsWith('durable')) {
 			// n8n 2.41's durable cursors keep nothing of the activation poll when it emits nothing
 			// (it commits no cursor), so the first scheduled poll activates the trigger again: what
-			// was submitted in between counts as existing. That gap is n8n's (see README, Limits);
+			// was submitted in between counts as existing. That gap is n8n's (see docs/trigger.md, Limits);
 			// the proofs start once the trigger's state is in n8n's cursor.
 			await waitUntil(
 				async () => (await listings(harness, ALL_PLAN)).length >= 2,

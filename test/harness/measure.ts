@@ -1,7 +1,7 @@
 /**
  * `npx tsx test/harness/measure.ts [responses]`: startup time, memory and page latency of a
  * harness with one very large form, measured outside jest (whose vm sandbox slows hot code
- * several-fold). The numbers in README.md come from here.
+ * several-fold). The numbers in docs/performance.md come from here.
  */
 import { ByteWriter } from './byteWriter';
 import { buildDataset } from './data';

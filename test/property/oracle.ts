@@ -65,7 +65,7 @@ export function check(trace: Trace): Violation[] {
 	for (const [id, list] of emissions) {
 		if (settings.updatedResponses === 'ignore') {
 			// Ignore skips the new versions of responses the trigger still remembers: those handled
-			// inside the look-back window (README, a documented limit). A version submitted more
+			// inside the look-back window (docs/trigger.md, a documented limit). A version submitted more
 			// than the window after the one emitted may come again.
 			const lookBackMs = settings.lookBackMinutes * 60_000;
 			const versions = byId.get(id)?.versions ?? [];
@@ -182,14 +182,14 @@ export function check(trace: Trace): Violation[] {
 				);
 			} else if (!usable(e.submittedAt)) {
 				// Without a date the trigger cannot tell an existing response from a new one: it is
-				// emitted once (P3), unless handled before with a date it still remembers (README).
+				// emitted once (P3), unless handled before with a date it still remembers (docs/trigger.md).
 				continue;
 			} else if (
 				version.atMs < newFromMs &&
 				response.visibleAtMs <= (activation as PollRecord).startMs
 			) {
 				// A response that showed up only after activation began (late-visible) was not there
-				// to count as existing, and may be emitted (README: the look-back window).
+				// to count as existing, and may be emitted (docs/trigger.md: the look-back window).
 				add(
 					'P2c',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} (before ${iso(newFromMs)}) and shown before activation ${iso(at)}`,

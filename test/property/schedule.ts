@@ -229,7 +229,7 @@ const settingsRecord = fc.record({
 	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive', 'wholeSeconds'),
 	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
 	// Pages no bigger than the trigger's overlap between pages, too (2, 4). A server serving one
-	// response per page leaves no room for the continuity proof (the README's limits).
+	// response per page leaves no room for the continuity proof (docs/trigger.md, Limits).
 	pageCap: fc.constantFrom(7, 1000, 50, 4, 2),
 	totalAbsent: fc.boolean(),
 	startOffsetMs: fc.integer({ min: 0, max: 999 }),
