@@ -41,6 +41,8 @@ export const SCREENSHOT_DIR = resolve(__dirname, '..', '..', '.tmp', 'editor-scr
 export interface EditorContext {
 	tarball: string;
 	harness: RunningHarness;
+	/** Called after each screenshot with its name and the page as it is (scripts/docs-screenshots.ts). */
+	onScreen?: (name: string, page: Page) => Promise<void>;
 }
 
 /** Numbered screenshots of the whole window, in the order they were taken. */
@@ -50,6 +52,7 @@ class Screenshots {
 	constructor(
 		private readonly page: Page,
 		readonly dir: string,
+		private readonly onScreen?: EditorContext['onScreen'],
 	) {
 		mkdirSync(dir, { recursive: true });
 		for (const file of readdirSync(dir)) if (file.endsWith('.png')) rmSync(join(dir, file));
@@ -59,6 +62,7 @@ class Screenshots {
 		this.count++;
 		const file = `${String(this.count).padStart(2, '0')}-${name}.png`;
 		await this.page.screenshot({ path: join(this.dir, file), animations: 'disabled' });
+		await this.onScreen?.(name, this.page);
 	}
 }
 
@@ -375,7 +379,7 @@ async function part(shots: Screenshots, name: string, body: () => Promise<void>)
 	}
 }
 
-export async function editorSuite({ tarball, harness }: EditorContext): Promise<void> {
+export async function editorSuite({ tarball, harness, onScreen }: EditorContext): Promise<void> {
 	const started = Date.now();
 	console.log(`\neditor, n8n ${VERSION}`);
 	if (Number(VERSION.split('.')[0]) < 2) {
@@ -427,7 +431,7 @@ export async function editorSuite({ tarball, harness }: EditorContext): Promise<
 		const page = await context.newPage();
 		page.setDefaultTimeout(20_000);
 		const ui = new Editor(page, async (id) => await storedWorkflow(instance, id));
-		const shots = new Screenshots(page, SCREENSHOT_DIR);
+		const shots = new Screenshots(page, SCREENSHOT_DIR, onScreen);
 		log(`screenshots: ${SCREENSHOT_DIR}`);
 		await walk(ui, shots, harness);
 	} finally {
