@@ -4,6 +4,12 @@
  * node's own section, and every node, operation, parameter, choice and error message the code
  * has is in the README's tables. What must be listed is read from the code (test/docs/sources.ts),
  * so a node, an option or a message added later fails here until the README says it.
+ *
+ * To document a new node: a `## The <display name>` section (or `## <display name>`) whose tables
+ * name its operations (a row "| Resource | Operation | …"), parameters and choices; its codex
+ * file's primaryDocumentation points at that section's anchor. A new error message goes in a row
+ * of a README table (Troubleshooting), written as the code writes it, with "…" where the code
+ * fills something in.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
 import { dirname, join, relative, resolve } from 'path';

@@ -19,9 +19,16 @@ export function declaredNodes(): INodeTypeDescription[] {
 	return pkg.n8n.nodes.map((path) => {
 		const source = join(ROOT, path.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const exported = require(source) as Record<string, new () => INodeType>;
-		const [NodeClass] = Object.values(exported).filter((value) => typeof value === 'function');
-		return new NodeClass().description;
+		const exported = require(source) as Record<string, unknown>;
+		const descriptions = Object.values(exported)
+			.filter((value): value is new () => INodeType => typeof value === 'function')
+			.map((NodeClass) => new NodeClass().description)
+			.filter((description) => description?.properties !== undefined);
+		if (descriptions.length !== 1)
+			throw new Error(
+				`${path}: expected one node class in ${source}, found ${descriptions.length}`,
+			);
+		return descriptions[0];
 	});
 }
 
