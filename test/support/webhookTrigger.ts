@@ -2,6 +2,8 @@
  * The Webhook Trigger wired into the in-process runner, and the deliveries Forms.wtf sends
  * (built by the harness, test/harness/webhooks.ts, so tests and the harness agree on them).
  */
+import { createServer } from 'http';
+import type { AddressInfo } from 'net';
 import type { IConnections, IDataObject, INode } from 'n8n-workflow';
 
 import { FormsWtfWebhookApi } from '../../credentials/FormsWtfWebhookApi.credentials';
@@ -110,4 +112,64 @@ export async function sendToTrigger(args: {
 		mode: args.mode ?? 'webhook',
 		request: args.request,
 	});
+}
+
+export interface ServedExecution {
+	/** When the request came in, and when the node had answered (and the execution, if any, ran). */
+	receivedAtMs: number;
+	startedAtMs: number;
+	status: number;
+	/** The items the execution started with; empty when the node refused the request. */
+	items: IDataObject[];
+}
+
+/**
+ * An HTTP endpoint on 127.0.0.1 in front of the Webhook Trigger, as n8n's production URL is:
+ * each POST goes through `webhook()` in n8n-core's WebhookContext, is answered with the status
+ * the node gave, and the execution it starts is recorded. For the demo and the bench.
+ */
+export async function serveWebhookTrigger(args: {
+	parameters?: IDataObject;
+	secret?: string;
+}): Promise<{ url: string; executions: ServedExecution[]; close: () => Promise<void> }> {
+	const executions: ServedExecution[] = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const receivedAtMs = Date.now();
+			const headers: Record<string, string> = {};
+			for (const [name, value] of Object.entries(req.headers))
+				if (typeof value === 'string') headers[name] = value;
+			void sendToTrigger({
+				parameters: args.parameters,
+				secret: args.secret,
+				request: { headers, body: Buffer.concat(chunks) },
+			}).then(
+				(result) => {
+					executions.push({
+						receivedAtMs,
+						startedAtMs: Date.now(),
+						status: result.status,
+						items: (result.items ?? []).map((item) => item.json),
+					});
+					res.writeHead(result.status, { 'Content-Type': 'application/json' });
+					res.end(result.body === undefined ? '' : JSON.stringify(result.body));
+				},
+				(error: Error) => {
+					res.writeHead(500).end(error.message);
+				},
+			);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/webhook/formswtf`,
+		executions,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
 }
