@@ -12,7 +12,7 @@ import type {
 	IWebhookResponseData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { deepCopy, UnexpectedError, Workflow } from 'n8n-workflow';
+import { deepCopy, UnexpectedError } from 'n8n-workflow';
 import { WebhookContext } from 'n8n-core';
 
 import { buildAdditionalData } from './additional-data';
@@ -20,6 +20,7 @@ import { RunnerCredentialsHelper, type RunnerCredentials } from './credentials';
 import { RunnerNodeTypeRegistry, type RunnerNodeTypes } from './node-types';
 import {
 	DEFAULT_WORKFLOW_ID,
+	runnerWorkflowObject,
 	runWorkflow,
 	type RunnerWorkflow,
 	type RunResult,
@@ -129,16 +130,7 @@ export async function runWebhook(args: RunWebhookArgs): Promise<RunWebhookResult
 	const nodeTypes = new RunnerNodeTypeRegistry(args.nodeTypes);
 	const nodes = deepCopy(args.workflow.nodes);
 	const workflowId = args.workflow.id ?? DEFAULT_WORKFLOW_ID;
-	const workflow = new Workflow({
-		id: workflowId,
-		name: args.workflow.name ?? 'Runner workflow',
-		nodes,
-		connections: args.workflow.connections,
-		active: mode !== 'manual',
-		nodeTypes,
-		staticData: deepCopy(args.workflow.staticData ?? {}),
-		settings: { executionOrder: 'v1', ...args.workflow.settings },
-	});
+	const workflow = runnerWorkflowObject(args.workflow, { workflowId, nodes, nodeTypes, mode });
 	const node = workflow.getNode(args.node);
 	if (node === null) throw new UnexpectedError(`Node "${args.node}" is not in the workflow`);
 	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
