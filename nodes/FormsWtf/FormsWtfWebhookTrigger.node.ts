@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { testWebhookSecret } from './webhook/credentialTest';
-import { webhookTriggerProperties } from './webhook/description';
+import { webhookTriggerPanel, webhookTriggerProperties } from './webhook/description';
 import { receiveDelivery } from './webhook/receive';
 
 export class FormsWtfWebhookTrigger implements INodeType {
@@ -43,6 +43,7 @@ export class FormsWtfWebhookTrigger implements INodeType {
 				path: 'formswtf',
 			},
 		],
+		triggerPanel: webhookTriggerPanel,
 		properties: webhookTriggerProperties,
 	};
 

@@ -25,16 +25,12 @@ export async function listenForWebhookTestEvent(
 		.getByTestId('item-iterator-item')
 		.filter({ hasText: NODE_NAME });
 	await item.first().click();
-	// A trigger with one action may still show its panel of actions first.
+	// A community trigger without actions opens its details in the node creator first.
 	const parameters = byId('node-parameters');
 	const credentialModal = byId('editCredential-modal');
-	await parameters
-		.or(credentialModal)
-		.or(byId('node-creator').getByTestId('item-iterator-item'))
-		.first()
-		.waitFor();
-	if (!(await parameters.isVisible()) && !(await credentialModal.isVisible()))
-		await byId('node-creator').getByTestId('item-iterator-item').first().click();
+	const addToWorkflow = byId('node-creator').getByRole('button', { name: 'Add to workflow' });
+	await parameters.or(credentialModal).or(addToWorkflow).first().waitFor();
+	if (await addToWorkflow.isVisible()) await addToWorkflow.click();
 
 	// The credential: a password field for the secret; n8n's Save runs the node's local test.
 	const opened = await credentialModal.waitFor({ timeout: 5_000 }).then(
@@ -66,7 +62,7 @@ export async function listenForWebhookTestEvent(
 	await screenshot('webhook-trigger-credential');
 	check(
 		label(
-			'webhook trigger: the signing secret is a password field, and saving it says it cannot be checked against Forms.wtf',
+			'webhook trigger: the signing secret is a password field, and the credential saves (its test runs locally)',
 		),
 		secretType === 'password' && !/Couldn’t connect/.test(credentialText),
 		`type=${secretType}${credentialText ? `; ${credentialText.replace(/\s*\n\s*/g, ' ').slice(0, 200)}` : '; the dialog closed'}`,
@@ -74,22 +70,31 @@ export async function listenForWebhookTestEvent(
 	if (await credentialModal.isVisible())
 		await credentialModal.locator('.el-dialog__headerbtn, .el-dialog__close').first().click();
 
-	// Listen for test event: n8n sends the workflow to run, with the node's webhook id in it.
-	const runRequest = page.waitForRequest(
-		(request) => request.method() === 'POST' && /\/rest\/workflows\/[^/]+\/run/.test(request.url()),
-	);
-	await byId('node-execute-button').first().click();
-	const webhookId = /"webhookId"\s*:\s*"([^"]+)"/.exec((await runRequest).postData() ?? '')?.[1];
-	if (!webhookId) throw new Error('the run request carried no webhookId');
-	const origin = new URL(page.url()).origin;
-	const testUrl = `${origin}/webhook-test/${webhookId}/formswtf`;
-	const panelText = await page.locator('body').innerText();
+	// The URLs n8n shows for the node (Test URL first; Production URL behind a toggle).
+	const parametersText = async () => await parameters.innerText();
+	await parameters.getByText('Webhook URLs', { exact: true }).click();
+	await waitUntil(
+		async () => (await parametersText()).includes('/webhook-test/'),
+		10_000,
+		'the test URL in the panel',
+	).catch(() => undefined);
+	const shownTest = /\/webhook-test\/\S+\/formswtf/.exec(await parametersText())?.[0];
+	const production = parameters.getByText('Production URL', { exact: true });
+	if (await production.isVisible()) await production.click();
+	const shownProduction = /\/webhook\/\S+\/formswtf/.exec(await parametersText())?.[0];
+	await screenshot('webhook-trigger-urls');
 	check(
-		label('webhook trigger: its panel shows the setup steps and, while listening, the test URL'),
-		/Settings → Webhooks → Add Webhook/.test(panelText) &&
-			panelText.includes(`/webhook-test/${webhookId}/formswtf`),
-		panelText.includes(testUrl) ? testUrl : `${testUrl} not shown`,
+		label('webhook trigger: its panel shows the setup steps, the Test URL and the Production URL'),
+		/Settings → Webhooks → Add Webhook/.test(await parametersText()) &&
+			shownTest !== undefined &&
+			shownProduction !== undefined &&
+			shownTest.replace('/webhook-test/', '/webhook/') === shownProduction,
+		`${shownTest ?? 'no test URL'}; ${shownProduction ?? 'no production URL'}`,
 	);
+	if (!shownTest) throw new Error('no test URL shown');
+	// n8n names the host it was told of; the harness posts to the address n8n listens on.
+	const testUrl = `${new URL(page.url()).origin}${shownTest}`;
+	await byId('node-execute-button').first().click();
 
 	const form = await harness.control.form('feedback');
 	await harness.control.addWebhook({ formId: form.id, url: testUrl, secret: SECRET });

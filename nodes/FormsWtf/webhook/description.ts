@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, TriggerPanelDefinition } from 'n8n-workflow';
 
 import { outputModeProperty } from '../shared/descriptions';
 
@@ -60,3 +60,13 @@ export const webhookTriggerProperties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** What n8n's trigger panel says beside "Listen for test event" and once the workflow is active. */
+export const webhookTriggerPanel: TriggerPanelDefinition = {
+	executionsHelp: {
+		inactive:
+			'To test: put the <b>Test URL</b> as the webhook’s endpoint in the Forms.wtf form builder (Settings → Webhooks), click <b>Listen for test event</b>, then submit a response to the form. For good: put the <b>Production URL</b> there instead and activate the workflow; every response then starts it at once.',
+		active:
+			'The workflow is active: each response Forms.wtf sends to the <b>Production URL</b> starts it at once. Forms.wtf does not retry, so a response sent while n8n is down or slow is lost: add the Forms.wtf Trigger to catch those up.',
+	},
+};
