@@ -238,10 +238,10 @@ async function runWebhookTrigger(harness: RunningHarness, formId: string): Promi
 	const endpoint = await serveWebhookTrigger({ secret });
 	try {
 		await harness.control.addWebhook({ formId, url: endpoint.url, secret });
-		const submittedAtMs = Date.now();
+		const submittedAtMs = performance.now();
 		const [response] = await harness.control.submitResponses(formId, [{}]);
 		const deadline = submittedAtMs + 5_000;
-		while (endpoint.executions.length === 0 && Date.now() < deadline)
+		while (endpoint.executions.length === 0 && performance.now() < deadline)
 			await new Promise((resolve) => setTimeout(resolve, 2));
 		const [execution] = endpoint.executions;
 		const item = execution?.items[0];
@@ -249,7 +249,7 @@ async function runWebhookTrigger(harness: RunningHarness, formId: string): Promi
 			item?.id === response.id,
 			'Webhook Trigger',
 			item
-				? `response ${String(item.id).slice(0, 10)}… from ${String(item.walletAddress).slice(0, 10)}… ran the workflow ${execution.startedAtMs - submittedAtMs} ms after it was submitted`
+				? `response ${String(item.id).slice(0, 10)}… from ${String(item.walletAddress).slice(0, 10)}… ran the workflow ${Math.round(execution.startedAtMs - submittedAtMs)} ms after it was submitted`
 				: 'no execution within 5 s',
 		);
 		const forged = await fetch(endpoint.url, {

@@ -115,7 +115,10 @@ export async function sendToTrigger(args: {
 }
 
 export interface ServedExecution {
-	/** When the request came in, and when the node had answered (and the execution, if any, ran). */
+	/**
+	 * performance.now() when the request came in, and when the node had answered (and the
+	 * execution, if any, had run): comparable with performance.now() elsewhere in the process.
+	 */
 	receivedAtMs: number;
 	startedAtMs: number;
 	status: number;
@@ -137,7 +140,7 @@ export async function serveWebhookTrigger(args: {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			const receivedAtMs = Date.now();
+			const receivedAtMs = performance.now();
 			const headers: Record<string, string> = {};
 			for (const [name, value] of Object.entries(req.headers))
 				if (typeof value === 'string') headers[name] = value;
@@ -149,7 +152,7 @@ export async function serveWebhookTrigger(args: {
 				(result) => {
 					executions.push({
 						receivedAtMs,
-						startedAtMs: Date.now(),
+						startedAtMs: performance.now(),
 						status: result.status,
 						items: (result.items ?? []).map((item) => item.json),
 					});
