@@ -16,10 +16,11 @@ import { exportPart } from './parts/export';
 import { rateLimitPart } from './parts/rateLimit';
 import { returnAllPart } from './parts/returnAll';
 import { triggerPart } from './parts/trigger';
+import { webhookPart } from './parts/webhook';
 
 const USAGE = `npm run bench -- [options]
   --quick              small sizes, one repeat: a fast check that everything runs (~3 min)
-  --only 1,2,3,4       run only these parts (1 Return All, 2 rate limit, 3 trigger, 4 export)
+  --only 1,2,3,4,5     run only these parts (1 Return All, 2 rate limit, 3 trigger, 4 export, 5 webhook)
   --repeat N           repeats per measurement (default 3; --quick: 1)
   --sizes N,N          part 1: response counts (default 10000,100000,500000; --quick: 2000,20000)
   --diagnose           part 1: also our node with Output: Raw, and the bare loop with a new connection per request
@@ -46,7 +47,7 @@ function parseArgs(argv: string[]): Options {
 	const options: Options = {
 		quick: false,
 		diagnose: false,
-		parts: [1, 2, 3, 4],
+		parts: [1, 2, 3, 4, 5],
 		repeat: 0,
 		windowMs: 3000,
 		cpuProf: false,
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
 		[2, rateLimitPart],
 		[3, triggerPart],
 		[4, exportPart],
+		[5, webhookPart],
 	];
 	const results: PartResult[] = [];
 	for (const [number, part] of parts) {

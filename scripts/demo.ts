@@ -11,6 +11,7 @@ import type { RunningHarness } from '../test/harness';
 import { configureRunner } from '../test/runner';
 import type { RunResult } from '../test/runner';
 import { formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
+import { serveWebhookTrigger } from '../test/support/webhookTrigger';
 
 const LARGE_FORM_RESPONSES = 25_000;
 const OUTPUT_DIR = resolve(process.env.FORMSWTF_DEMO_OUTPUT ?? 'demo-output');
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
 		);
 
 		await runTrigger(harness, String(feedback.id), String(feedback.title));
+		await runWebhookTrigger(harness, String(feedback.id));
 	} finally {
 		await harness.close();
 	}
@@ -225,6 +227,48 @@ async function runTrigger(harness: RunningHarness, formId: string, title: string
 	);
 	const [quiet, quietMs] = await timed('polling', poll);
 	line(quiet.length === 0, 'Trigger: next poll', `${quiet.length} emitted (nothing new)`, quietMs);
+}
+
+/**
+ * The Webhook Trigger: the local API posts each submission to it, signed, as Forms.wtf does;
+ * the time from the submission to the workflow starting with the response.
+ */
+async function runWebhookTrigger(harness: RunningHarness, formId: string): Promise<void> {
+	const secret = 'whsec_demo';
+	const endpoint = await serveWebhookTrigger({ secret });
+	try {
+		await harness.control.addWebhook({ formId, url: endpoint.url, secret });
+		const submittedAtMs = performance.now();
+		const [response] = await harness.control.submitResponses(formId, [{}]);
+		const deadline = submittedAtMs + 5_000;
+		while (endpoint.executions.length === 0 && performance.now() < deadline)
+			await new Promise((resolve) => setTimeout(resolve, 2));
+		const [execution] = endpoint.executions;
+		const item = execution?.items[0];
+		line(
+			item?.id === response.id,
+			'Webhook Trigger',
+			item
+				? `response ${String(item.id).slice(0, 10)}… from ${String(item.walletAddress).slice(0, 10)}… ran the workflow ${Math.round(execution.startedAtMs - submittedAtMs)} ms after it was submitted`
+				: 'no execution within 5 s',
+		);
+		const forged = await fetch(endpoint.url, {
+			method: 'POST',
+			headers: {
+				'Content-Type': 'application/json',
+				'X-Forms-Signature': `sha256=${'0'.repeat(64)}`,
+			},
+			body: '{}',
+		});
+		line(
+			forged.status === 401 && endpoint.executions.filter((e) => e.items.length > 0).length === 1,
+			'Webhook: forged delivery',
+			`answered ${forged.status}, no workflow started`,
+		);
+	} finally {
+		await harness.control.clearWebhooks();
+		await endpoint.close();
+	}
 }
 
 main().then(

@@ -32,6 +32,7 @@ import type { RunningHarness } from '../harness';
 import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import { ensureDebianPackages, freePort } from './services';
+import { listenForWebhookTestEvent } from './webhookEditor';
 
 const PACKAGE = 'n8n-nodes-formswtf';
 const VERSION = process.env.FORMSWTF_EDITOR_N8N ?? '2.41.1';
@@ -948,4 +949,8 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			JSON.stringify(getMany),
 		);
 	});
+
+	await part(shots, 'webhook trigger', () =>
+		listenForWebhookTestEvent(page, harness, label, (name) => shots.take(name)),
+	);
 }

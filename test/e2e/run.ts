@@ -33,6 +33,7 @@ import { check, log, report, waitUntil } from './report';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
 import { runTriggerProofs } from './triggerProofs';
+import { webhookSuite } from './webhook';
 import { actionWorkflow, checkActionRun, CRED_TEAM, localCredentials, PACKAGE } from './workflows';
 
 /**
@@ -240,6 +241,7 @@ const SUITES: Array<{
 			await runTriggerProofs({ version, tarball, harness });
 		},
 	},
+	{ name: 'webhook', versions: VERSIONS, run: webhookSuite },
 	{ name: 'queue', versions: [QUEUE_N8N], run: queueMode },
 	{ name: 'editor', versions: [EDITOR_N8N], run: editorSuite },
 	{ name: 'agent', versions: [AGENT_N8N], run: agentSuite },

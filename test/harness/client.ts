@@ -16,6 +16,7 @@ import type {
 	ResponseUpdate,
 	SubmitRequest,
 } from './types';
+import type { HarnessWebhook, WebhookDelivery, WebhookSpec } from './webhooks';
 
 export class HarnessControlError extends Error {
 	override name = 'HarnessControlError';
@@ -159,6 +160,23 @@ export class HarnessControl {
 	/** Drops pending hooks and answers every request still held. */
 	async clearHooks(): Promise<void> {
 		await this.call('DELETE', '/hooks');
+	}
+
+	/* Webhooks (webhooks.ts). */
+
+	/** Adds a webhook to a form: every later submission to it is POSTed to `url`. */
+	async addWebhook(spec: WebhookSpec): Promise<HarnessWebhook> {
+		return (await this.call<{ webhook: HarnessWebhook }>('POST', '/webhooks', spec)).webhook;
+	}
+
+	/** The webhooks, and every delivery sent (status null while in flight or when it failed). */
+	async webhooks(): Promise<{ webhooks: HarnessWebhook[]; deliveries: WebhookDelivery[] }> {
+		return await this.call('GET', '/webhooks');
+	}
+
+	/** Removes every webhook and forgets the deliveries. */
+	async clearWebhooks(): Promise<void> {
+		await this.call('DELETE', '/webhooks');
 	}
 
 	/** Moves the rate limiter's clock forward: windows end as if `ms` had passed, without waiting. */

@@ -11,6 +11,7 @@ import { parseHookSpec } from './hooks';
 import { readJsonBody, sendError, sendJson, type RequestTarget } from './http';
 import { HARNESS_KEYS } from './keys';
 import { parseSettingsPatch, type HarnessState } from './state';
+import { parseWebhookSpec } from './webhooks';
 import type { Answer, HarnessInfo, JsonValue, ResponseDraft, ResponseUpdate } from './types';
 
 export const CONTROL_PREFIX = '/__harness';
@@ -141,7 +142,9 @@ export async function handleControl(
 			if (form === undefined) return sendError(res, 404, `no form with id ${route[1]}`);
 			if (route.length === 3 && method === 'POST') {
 				const drafts = parseSubmit(await readJsonBody(req));
-				return sendJson(res, 201, { responses: form.store.insert(drafts, state.nowMs()) });
+				const responses = form.store.insert(drafts, state.nowMs());
+				state.webhooks.submitted(form, responses);
+				return sendJson(res, 201, { responses });
 			}
 			if (route.length === 4 && method === 'PATCH') {
 				const patch = parseResponseFields(await readJsonBody(req), UPDATE_FIELDS);
@@ -149,6 +152,23 @@ export async function handleControl(
 				if (updated === null)
 					return sendError(res, 404, `form ${form.id} has no response with id ${route[3]}`);
 				return sendJson(res, 200, { response: updated });
+			}
+		}
+		if (name === 'webhooks' && route.length === 1) {
+			if (method === 'GET')
+				return sendJson(res, 200, {
+					webhooks: state.webhooks.list(),
+					deliveries: state.webhooks.deliveryLog(),
+				});
+			if (method === 'POST') {
+				const spec = parseWebhookSpec(await readJsonBody(req));
+				if (!state.dataset.byId.has(spec.formId))
+					return sendError(res, 404, `no form with id ${spec.formId}`);
+				return sendJson(res, 201, { webhook: state.webhooks.add(spec) });
+			}
+			if (method === 'DELETE') {
+				state.webhooks.clear();
+				return sendJson(res, 200, { webhooks: [] });
 			}
 		}
 		if (name === 'faults' && route.length === 1) {

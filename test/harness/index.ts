@@ -50,6 +50,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Runnin
 			closing ??= (async () => {
 				const closed = new Promise<void>((resolve) => server.close(() => resolve()));
 				server.closeAllConnections();
+				state.webhooks.clear();
 				await Promise.all([closed, state.merkle.close()]);
 			})();
 			return closing;
@@ -61,3 +62,5 @@ export { HarnessControl, HarnessControlError } from './client';
 export { HARNESS_KEYS } from './keys';
 export { CSV_META_COLUMNS } from './exports';
 export * from './types';
+export { webhookRequest, WEBHOOK_FORMATS, WEBHOOK_TIMEOUT_MS } from './webhooks';
+export type { HarnessWebhook, WebhookDelivery, WebhookFormat, WebhookSpec } from './webhooks';

@@ -11,6 +11,7 @@ import { normaliseSeed } from './prng';
 import { FixedWindowRateLimiter, validateRateLimit } from './rateLimit';
 import { RequestLog } from './requestLog';
 import type { HarnessOptions, HarnessSettings } from './types';
+import { WebhookSender } from './webhooks';
 
 export const DEFAULT_SETTINGS: HarnessSettings = {
 	responseOrder: 'newestFirst',
@@ -85,6 +86,7 @@ export class HarnessState {
 	readonly limiter: FixedWindowRateLimiter;
 	readonly faults = new FaultQueue();
 	readonly hooks = new RequestHooks();
+	readonly webhooks = new WebhookSender();
 	readonly log: RequestLog;
 	merkle: MerkleBuilder;
 	private readonly merkleMaxLeaves: number;
@@ -131,6 +133,7 @@ export class HarnessState {
 		this.limiter.configure(this.settings.rateLimit);
 		this.faults.clear();
 		this.hooks.clear();
+		this.webhooks.clear();
 		this.log.clear();
 	}
 }

@@ -15,6 +15,8 @@ export type {
 	RunPollArgs,
 	RunPollResult,
 } from './run-poll';
+export { runWebhook } from './run-webhook';
+export type { RunWebhookArgs, RunWebhookResult, WebhookRequest } from './run-webhook';
 export { RUNNER_START_NODE_TYPE, RunnerNodeTypeRegistry } from './node-types';
 export type { RunnerNodeTypes } from './node-types';
 export { RunnerCredentialsHelper } from './credentials';

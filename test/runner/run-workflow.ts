@@ -119,6 +119,31 @@ function pickStartNode(workflow: Workflow, name: string | undefined): INode {
 }
 
 /**
+ * The Workflow n8n builds for an execution: active for a production one, the editor's copy for a
+ * manual one; `nodes` are the caller's copies (Workflow fills in parameter defaults on them).
+ */
+export function runnerWorkflowObject(
+	workflow: RunnerWorkflow,
+	parts: {
+		workflowId: string;
+		nodes: INode[];
+		nodeTypes: RunnerNodeTypeRegistry;
+		mode: WorkflowExecuteMode;
+	},
+): Workflow {
+	return new Workflow({
+		id: parts.workflowId,
+		name: workflow.name ?? 'Runner workflow',
+		nodes: parts.nodes,
+		connections: workflow.connections,
+		active: parts.mode !== 'manual',
+		nodeTypes: parts.nodeTypes,
+		staticData: deepCopy(workflow.staticData ?? {}),
+		settings: { ...DEFAULT_SETTINGS, ...workflow.settings },
+	});
+}
+
+/**
  * Runs a workflow in process with n8n-core's WorkflowExecute, the way n8n's WorkflowRunner
  * runs an execution whose start data is given: the start node goes on the execution stack
  * with its input, then `processRunExecutionData` runs the graph.
@@ -136,17 +161,7 @@ export async function runWorkflow(args: RunWorkflowArgs): Promise<RunResult> {
 	const settings = { ...DEFAULT_SETTINGS, ...args.workflow.settings };
 	const staticDataIn = deepCopy(args.workflow.staticData ?? {});
 
-	const workflow = new Workflow({
-		id: workflowId,
-		name: args.workflow.name ?? 'Runner workflow',
-		nodes,
-		connections: args.workflow.connections,
-		// A production execution belongs to an active workflow; a manual one to the editor's copy.
-		active: mode !== 'manual',
-		nodeTypes,
-		staticData: deepCopy(staticDataIn),
-		settings,
-	});
+	const workflow = runnerWorkflowObject(args.workflow, { workflowId, nodes, nodeTypes, mode });
 
 	const workflowData: IWorkflowBase = {
 		id: workflowId,

@@ -1,0 +1,110 @@
+/**
+ * What the webhook trigger does with one request: it answers at once, and starts the workflow
+ * only for a delivery it trusts and wants. Refusals are answered through the response object
+ * with `noWebhookResponse`, as n8n's GitHub and Stripe triggers do: n8n then starts no
+ * execution (throwing would answer 500 and save a failed execution for each bad request).
+ *
+ * Order of checks, cheapest first: size (413), signature (401), payload (400), form filter
+ * (200, nothing started). Forms.wtf does not retry, so a refusal is final for that delivery.
+ */
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { formatResponse, type OutputMode } from '../shared/helpers/output';
+import type { FormResponse } from '../shared/transport/types';
+import { parseDelivery, responseWithForm } from './payload';
+import { checkSignature } from './signature';
+
+export const WEBHOOK_CREDENTIAL = 'formsWtfWebhookApi';
+
+/**
+ * A Forms.wtf delivery is a few kilobytes; n8n itself accepts bodies up to 16 MB. Anything
+ * above this is refused before its signature is computed.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface WebhookSettings {
+	verify: boolean;
+	outputMode: OutputMode;
+	/** Empty: every form. */
+	formIds: string[];
+}
+
+/** "a, b c" or ["a", "b"]: the IDs, trimmed, without empties. */
+export function parseFormIds(value: unknown): string[] {
+	const parts = Array.isArray(value) ? value.map(String) : String(value ?? '').split(/[\s,]+/);
+	return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+export function readSettings(context: IWebhookFunctions): WebhookSettings {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	return {
+		verify: context.getNodeParameter('authentication', 'signingSecret') !== 'none',
+		outputMode: context.getNodeParameter('output', 'simplified') === 'raw' ? 'raw' : 'simplified',
+		formIds: parseFormIds(options.formIds),
+	};
+}
+
+function answerOnly(
+	context: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+): IWebhookResponseData {
+	context.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+	const request = context.getRequestObject();
+	// n8n reads the body itself only for some content types and node versions; otherwise it is
+	// still unread. The signature covers these bytes: never a re-serialised req.body.
+	if (!Buffer.isBuffer(request.rawBody)) await request.readRawBody();
+	return Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+}
+
+async function secretOf(context: IWebhookFunctions): Promise<string> {
+	// getCredentials throws when the node has none set: answered as a missing secret below.
+	if (context.getNode().credentials?.[WEBHOOK_CREDENTIAL] === undefined) return '';
+	const credential = await context.getCredentials<{ secret?: unknown }>(WEBHOOK_CREDENTIAL);
+	return typeof credential.secret === 'string' ? credential.secret : '';
+}
+
+export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const settings = readSettings(context);
+	const rawBody = await rawBodyOf(context);
+	if (rawBody === undefined || rawBody.length === 0)
+		return answerOnly(context, 400, {
+			error: 'The body is empty. Expected a Forms.wtf webhook delivery.',
+		});
+	if (rawBody.length > MAX_BODY_BYTES)
+		return answerOnly(context, 413, {
+			error: `The body is ${rawBody.length} bytes; a Forms.wtf delivery is at most ${MAX_BODY_BYTES}.`,
+		});
+
+	if (settings.verify) {
+		const secret = await secretOf(context);
+		const check = checkSignature(rawBody, context.getHeaderData(), secret);
+		if (check === 'missing')
+			return answerOnly(context, 401, {
+				error:
+					'No signature: the request has neither an X-Webhook-Signature nor an X-Forms-Signature header. Give the webhook in Forms.wtf the secret of this node’s credential.',
+			});
+		if (check === 'mismatch')
+			return answerOnly(context, 401, {
+				error:
+					'The signature does not match: the webhook’s secret in Forms.wtf differs from this node’s credential, or the body was changed on the way.',
+			});
+	}
+
+	const parsed = parseDelivery(rawBody);
+	if ('error' in parsed) return answerOnly(context, 400, { error: parsed.error });
+	const { delivery } = parsed;
+	if (settings.formIds.length > 0 && !settings.formIds.includes(delivery.formId))
+		return answerOnly(context, 200, {
+			ignored: `Form ${delivery.formId} is not one of this trigger's forms; the workflow was not started.`,
+		});
+
+	// A delivery may lack fields of the API's Response (the reference payload has no id or
+	// durationSeconds); output.ts shapes whatever fields are there.
+	const json = formatResponse(responseWithForm(delivery) as FormResponse, settings.outputMode);
+	return { workflowData: [[{ json }]] };
+}

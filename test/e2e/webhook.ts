@@ -1,0 +1,299 @@
+/**
+ * The Webhook Trigger in real n8n (`FORMSWTF_E2E_SUITES=webhook`), under `n8n start`, with the
+ * local API sending webhooks as Forms.wtf does:
+ * - a workflow "Webhook Trigger → sink", active; the harness posts each submission to its
+ *   production URL in both payload formats, signed: one execution per delivery, each item in
+ *   the polling trigger's shape; deliveries with a wrong secret or none are answered 401 and
+ *   start nothing; a body that is not JSON or not a delivery is answered 400;
+ * - the example "webhook with polling catch-up", its Slack node stood in for: responses sent by
+ *   webhook reach Slack at once, a response whose delivery was lost arrives through the polling
+ *   trigger within a minute, and no response reaches Slack twice.
+ * One n8n start per version; the catch-up's minute is waited for while the other checks run.
+ */
+import { createHmac } from 'crypto';
+import { appendFileSync } from 'fs';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RunningHarness } from '../harness';
+import { N8nInstance } from './n8nInstance';
+import { check, log, waitUntil } from './report';
+import { Sink } from './sink';
+import { exampleWithStandIns } from './standIns';
+import { CRED_TEAM, localCredentials, PACKAGE } from './workflows';
+
+const SECRET = 'whsec_e2e_4b1f9c';
+const CRED_WEBHOOK = { id: 'fwtfE2eCredHook01', name: 'Forms.wtf webhook secret (e2e)' };
+const HOOK_WORKFLOW_ID = 'fwtfE2eWebhook01';
+const HOOK_ID = '6f0b2c1e-9a4d-4e83-b5c7-2d8e1f0a3b94';
+const EXAMPLE_FILE = 'webhook-with-polling-catch-up.json';
+const EXAMPLE_WORKFLOW_ID = 'fwtfE2eHookEx001';
+const EXAMPLE_HOOK_ID = '0d7a3e5b-1c9f-4b26-8e4a-7f2c6d1b9e03';
+/** The catch-up: n8n polls on each minute, then the execution. */
+const CATCH_UP_WAIT_MS = 100_000;
+
+function productionUrl(port: number, webhookId: string): string {
+	return `http://127.0.0.1:${port}/webhook/${webhookId}/formswtf`;
+}
+
+function hookWorkflow(sinkUrl: string): IDataObject {
+	return {
+		id: HOOK_WORKFLOW_ID,
+		name: 'Forms.wtf e2e: webhook trigger',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'hook-trigger',
+				name: 'Forms.wtf Webhook Trigger',
+				type: `${PACKAGE}.formsWtfWebhookTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: HOOK_ID,
+				parameters: { authentication: 'signingSecret', output: 'simplified', options: {} },
+				credentials: { formsWtfWebhookApi: CRED_WEBHOOK },
+			},
+			{
+				id: 'hook-sink',
+				name: 'Deliver',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [300, 0],
+				parameters: {
+					method: 'POST',
+					url: `${sinkUrl}/webhook`,
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify($json) }}',
+					options: {},
+				},
+			},
+		],
+		connections: {
+			'Forms.wtf Webhook Trigger': { main: [[{ node: 'Deliver', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** The example as users import it, pointed at the local form, credentials and sink. */
+function exampleWorkflow(formId: string, sinkUrl: string): IDataObject {
+	const workflow = exampleWithStandIns(EXAMPLE_FILE, {
+		id: EXAMPLE_WORKFLOW_ID,
+		formId,
+		credential: CRED_TEAM,
+		sinkUrl,
+	});
+	const nodes = (workflow.nodes as IDataObject[]).map((node) => {
+		if (node.type === `${PACKAGE}.formsWtfWebhookTrigger`) {
+			const { formId: _formId, ...parameters } = node.parameters as IDataObject;
+			return {
+				...node,
+				webhookId: EXAMPLE_HOOK_ID,
+				parameters,
+				credentials: { formsWtfWebhookApi: CRED_WEBHOOK },
+			};
+		}
+		if (node.type === `${PACKAGE}.formsWtfTrigger`)
+			return { ...node, parameters: { ...(node.parameters as IDataObject), formIds: [formId] } };
+		return node;
+	});
+	return { ...workflow, nodes };
+}
+
+function bodies(sink: Sink, path: string): IDataObject[] {
+	return sink.on(path).map((request) => JSON.parse(request.body.toString('utf8')) as IDataObject);
+}
+
+async function post(url: string, body: string, contentType: string, sign = true) {
+	const headers: Record<string, string> = { 'Content-Type': contentType };
+	if (sign)
+		headers['X-Forms-Signature'] =
+			`sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+	const response = await fetch(url, { method: 'POST', headers, body });
+	return { status: response.status, text: await response.text() };
+}
+
+async function sleep(ms: number): Promise<void> {
+	await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function webhookSuite(
+	{ tarball, harness }: { tarball: string; harness: RunningHarness },
+	version: string,
+): Promise<void> {
+	console.log(`\nn8n ${version}: the Webhook Trigger`);
+	const started = Date.now();
+	const instance = await N8nInstance.prepare(version);
+	const sink = new Sink();
+	const sinkUrl = await sink.start();
+	const port = 16678 + (process.pid % 1000);
+	try {
+		await instance.installPackage(tarball, PACKAGE);
+		await instance.importJson('credentials', [
+			...localCredentials(harness),
+			{ ...CRED_WEBHOOK, type: 'formsWtfWebhookApi', data: { secret: SECRET } },
+		]);
+		const bugs = await harness.control.form('bugs');
+		const feedback = await harness.control.form('feedback');
+		await instance.importJson('workflow', hookWorkflow(sinkUrl));
+		await instance.importJson('workflow', exampleWorkflow(feedback.id, sinkUrl));
+		await instance.activate(HOOK_WORKFLOW_ID);
+		await instance.activate(EXAMPLE_WORKFLOW_ID);
+		await harness.control.clearWebhooks();
+		await harness.control.clearRequestLog();
+		instance.start(port, (line) => {
+			if (process.env.FORMSWTF_E2E_N8N_LOG)
+				appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
+			else if (/forms\.wtf|error/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
+		});
+		const hookUrl = productionUrl(port, HOOK_ID);
+		// Registered once the node answers: an unsigned request is refused by the node (401), not by n8n (404).
+		await waitUntil(
+			async () =>
+				(await post(hookUrl, 'x', 'text/plain', false).catch(() => ({ status: 0 }))).status === 401,
+			120_000,
+			'the webhook answering',
+		);
+		await waitUntil(
+			async () =>
+				(await harness.control.requestLog()).some((entry) =>
+					entry.path.endsWith(`/forms/${feedback.id}/responses`),
+				),
+			120_000,
+			'the catch-up trigger’s activation poll',
+		);
+		log(`n8n is up and both workflows active after ${Math.round((Date.now() - started) / 1000)} s`);
+
+		// The example: a response whose delivery is lost (no webhook yet), then two sent at once.
+		const [lost] = await harness.control.submitResponses(feedback.id, [{}]);
+		await harness.control.addWebhook({
+			formId: feedback.id,
+			url: productionUrl(port, EXAMPLE_HOOK_ID),
+			secret: SECRET,
+		});
+		// One after the other: n8n's Remove Duplicates reads and writes its history without a
+		// transaction, so two executions at the same instant can race (docs/webhook-trigger.md).
+		const instant: Awaited<ReturnType<typeof harness.control.submitResponse>>[] = [];
+		const instantMs: number[] = [];
+		for (const count of [1, 2]) {
+			const submittedMs = Date.now();
+			instant.push(await harness.control.submitResponse(feedback.id));
+			await sink.waitFor('/slack', count, 20_000).catch((error: Error) => log(error.message));
+			instantMs.push(Date.now() - submittedMs);
+		}
+		const deliveredAt = Date.now();
+		const slackIds = () =>
+			bodies(sink, '/slack')
+				.map((body) => String(body.responseId))
+				.sort();
+		check(
+			`${version}: example: responses sent by webhook reach Slack at once`,
+			JSON.stringify(slackIds()) === JSON.stringify(instant.map((r) => r.id).sort()),
+			`${sink.on('/slack').length} of 2, ${instantMs.join(' ms and ')} ms from submission to Slack (the sink is read every 250 ms)`,
+		);
+
+		// The webhook workflow: each submission to "bugs" goes out four times.
+		await harness.control.addWebhook({ formId: bugs.id, url: hookUrl, secret: SECRET });
+		await harness.control.addWebhook({
+			formId: bugs.id,
+			url: hookUrl,
+			secret: SECRET,
+			format: 'reference',
+		});
+		await harness.control.addWebhook({ formId: bugs.id, url: hookUrl, secret: 'another-secret' });
+		await harness.control.addWebhook({ formId: bugs.id, url: hookUrl, format: 'reference' });
+		const submitted = await harness.control.submitResponses(bugs.id, [{}, {}]);
+		await waitUntil(
+			async () =>
+				(await harness.control.webhooks()).deliveries.filter(
+					(delivery) => delivery.formId === bugs.id && delivery.durationMs !== undefined,
+				).length === 8,
+			30_000,
+			'the eight deliveries answered',
+		);
+		await sink.waitFor('/webhook', 4, 20_000).catch((error: Error) => log(error.message));
+		await sleep(3_000);
+		const deliveries = (await harness.control.webhooks()).deliveries.filter(
+			(delivery) => delivery.formId === bugs.id,
+		);
+		const statusOf = (webhookId: number) =>
+			deliveries.filter((d) => d.webhookId === webhookId).map((d) => d.status);
+		const [signedFull, signedReference, wrong, unsigned] = (
+			await harness.control.webhooks()
+		).webhooks
+			.filter((webhook) => webhook.formId === bugs.id)
+			.map((webhook) => webhook.id);
+		check(
+			`${version}: both signed formats are answered 200, the wrong secret and the unsigned 401`,
+			JSON.stringify([signedFull, signedReference, wrong, unsigned].map(statusOf)) ===
+				JSON.stringify([
+					[200, 200],
+					[200, 200],
+					[401, 401],
+					[401, 401],
+				]),
+			JSON.stringify([signedFull, signedReference, wrong, unsigned].map(statusOf)),
+		);
+		const items = bodies(sink, '/webhook');
+		const full = items.filter((item) => item.id !== undefined);
+		const reference = items.filter((item) => item.id === undefined);
+		check(
+			`${version}: one execution per signed delivery, none for the refused ones`,
+			items.length === 4 && full.length === 2 && reference.length === 2,
+			`${items.length} executions (${full.length} integrations, ${reference.length} reference)`,
+		);
+		const wallets = submitted.map((r) => r.walletAddress).sort();
+		check(
+			`${version}: the items have the polling trigger's shape, formId, and formTitle when the payload has it`,
+			JSON.stringify(full.map((i) => i.id).sort()) ===
+				JSON.stringify(submitted.map((r) => r.id).sort()) &&
+				full.every(
+					(i) =>
+						i.formId === bugs.id &&
+						i.formTitle === bugs.title &&
+						typeof i.answers === 'object' &&
+						!Array.isArray(i.answers),
+				) &&
+				reference.every(
+					(i) => i.formId === bugs.id && !('formTitle' in i) && !('durationSeconds' in i),
+				) &&
+				JSON.stringify(reference.map((i) => i.walletAddress).sort()) === JSON.stringify(wallets),
+			JSON.stringify(items[0]).slice(0, 300),
+		);
+
+		const notJson = await post(hookUrl, 'event=form.submission', 'text/plain');
+		const notDelivery = await post(hookUrl, '{"event":"form.submission"}', 'application/json');
+		await sleep(1_000);
+		check(
+			`${version}: a signed body that is not JSON, or not a delivery, is answered 400 and starts nothing`,
+			notJson.status === 400 && notDelivery.status === 400 && sink.on('/webhook').length === 4,
+			`${notJson.status} ${notJson.text.slice(0, 120)}; ${notDelivery.status}`,
+		);
+
+		// The catch-up: the lost response comes through the next poll, which sees the other two
+		// again; Remove Duplicates lets none of them through twice.
+		await sink.waitFor('/slack', 3, CATCH_UP_WAIT_MS).catch((error: Error) => log(error.message));
+		const polledAfter = async () =>
+			(await harness.control.requestLog()).some(
+				(entry) =>
+					entry.path.endsWith(`/forms/${feedback.id}/responses`) &&
+					Date.parse(entry.timestamp) > deliveredAt,
+			);
+		await waitUntil(polledAfter, CATCH_UP_WAIT_MS, 'a poll after the webhook deliveries').catch(
+			(error: Error) => log(error.message),
+		);
+		await sleep(5_000);
+		check(
+			`${version}: example: the lost response arrives through the polling trigger, and none twice`,
+			JSON.stringify(slackIds()) === JSON.stringify([lost, ...instant].map((r) => r.id).sort()),
+			`${sink.on('/slack').length} Slack messages for 3 responses`,
+		);
+		log(`webhook suite on ${version}: ${Math.round((Date.now() - started) / 1000)} s`);
+	} catch (error) {
+		check(`${version}: webhook suite`, false, (error as Error).stack ?? String(error));
+	} finally {
+		await harness.control.clearWebhooks().catch(() => undefined);
+		await instance.dispose();
+		await sink.close();
+	}
+}

@@ -1,0 +1,214 @@
+/**
+ * Webhooks, as Forms.wtf sends them: configured per form (the form builder's Settings →
+ * Webhooks: an endpoint URL and an optional secret), a POST for each submission, fire-and-forget
+ * with a 5-second timeout and no retry. The service's two public pages describe two payloads and
+ * two signature headers; each webhook here sends one of them (`format`):
+ *
+ *   reference     API reference page: { event, formId, data: { wallet, ensName, answers,
+ *                 submittedAt }, timestamp }, signed `X-Webhook-Signature: <hex>`
+ *   integrations  integrations page: { event, form: { id, title, slug }, response: { id,
+ *                 walletAddress, ensName, submittedAt, durationSeconds, answers (with
+ *                 questionType) } }, signed `X-Forms-Signature: sha256=<hex>`
+ *
+ * The signature is HMAC-SHA256(secret, raw body); a webhook without a secret sends none.
+ * Updates of a response (PATCH) send nothing: the pages speak of submissions only.
+ */
+import { createHmac } from 'crypto';
+
+import { HarnessInputError } from './errors';
+import type { HarnessForm } from './data';
+import type { FormResponse } from './types';
+
+export const WEBHOOK_FORMATS = ['reference', 'integrations'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** The service's timeout for a delivery. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+const DELIVERY_LOG_LIMIT = 1_000;
+
+export interface WebhookSpec {
+	formId: string;
+	url: string;
+	secret?: string;
+	/** Default `integrations`. */
+	format?: WebhookFormat;
+}
+
+export interface HarnessWebhook {
+	id: number;
+	formId: string;
+	url: string;
+	/** Whether it signs; the secret itself is never listed. */
+	signed: boolean;
+	format: WebhookFormat;
+}
+
+export interface WebhookDelivery {
+	webhookId: number;
+	formId: string;
+	responseId: string;
+	/** When the POST was sent (host clock, ISO). */
+	sentAt: string;
+	/** The receiver's status; null while in flight, or when it failed or timed out (see error). */
+	status: number | null;
+	error?: string;
+	/** Milliseconds until the receiver answered, or gave up. */
+	durationMs?: number;
+}
+
+/** The body a webhook of this format sends for a response, and the headers that sign it. */
+export function webhookRequest(
+	format: WebhookFormat,
+	form: Pick<HarnessForm, 'id' | 'detail'>,
+	response: FormResponse,
+	secret: string | undefined,
+	nowIso: string,
+): { body: string; headers: Record<string, string> } {
+	const questionType = new Map(form.detail.questions.map((q) => [q.id, q.type]));
+	const payload =
+		format === 'reference'
+			? {
+					event: 'form.submission',
+					formId: form.id,
+					data: {
+						wallet: response.walletAddress,
+						ensName: response.ensName,
+						answers: response.answers,
+						submittedAt: response.submittedAt,
+					},
+					timestamp: nowIso,
+				}
+			: {
+					event: 'form.submission',
+					form: { id: form.id, title: form.detail.title, slug: form.detail.slug },
+					response: {
+						...response,
+						answers: response.answers.map((answer) => ({
+							questionId: answer.questionId,
+							questionLabel: answer.questionLabel,
+							questionType: questionType.get(answer.questionId) ?? null,
+							value: answer.value,
+						})),
+					},
+				};
+	const body = JSON.stringify(payload);
+	const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+	if (secret !== undefined && secret !== '') {
+		const hex = createHmac('sha256', secret).update(body).digest('hex');
+		if (format === 'reference') headers['X-Webhook-Signature'] = hex;
+		else headers['X-Forms-Signature'] = `sha256=${hex}`;
+	}
+	return { body, headers };
+}
+
+export function parseWebhookSpec(input: unknown): WebhookSpec {
+	if (typeof input !== 'object' || input === null || Array.isArray(input))
+		throw new HarnessInputError('a webhook must be a JSON object');
+	const { formId, url, secret, format, ...rest } = input as Record<string, unknown>;
+	const unknown = Object.keys(rest);
+	if (unknown.length) throw new HarnessInputError(`unknown webhook field ${unknown[0]}`);
+	if (typeof formId !== 'string' || formId === '')
+		throw new HarnessInputError('formId must be a form id');
+	if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+		throw new HarnessInputError('url must be an http(s) URL');
+	if (secret !== undefined && typeof secret !== 'string')
+		throw new HarnessInputError('secret must be a string');
+	if (format !== undefined && !WEBHOOK_FORMATS.includes(format as WebhookFormat))
+		throw new HarnessInputError(`format must be one of ${WEBHOOK_FORMATS.join(', ')}`);
+	const spec: WebhookSpec = { formId, url, format: (format as WebhookFormat) ?? 'integrations' };
+	if (secret !== undefined) spec.secret = secret;
+	return spec;
+}
+
+export class WebhookSender {
+	private webhooks: Array<HarnessWebhook & { secret?: string }> = [];
+	private deliveries: WebhookDelivery[] = [];
+	private readonly inFlight = new Set<AbortController>();
+	private nextId = 1;
+
+	add(spec: WebhookSpec): HarnessWebhook {
+		const webhook = {
+			id: this.nextId++,
+			formId: spec.formId,
+			url: spec.url,
+			signed: spec.secret !== undefined && spec.secret !== '',
+			format: spec.format ?? 'integrations',
+			secret: spec.secret,
+		};
+		this.webhooks.push(webhook);
+		return this.describe(webhook);
+	}
+
+	list(): HarnessWebhook[] {
+		return this.webhooks.map((webhook) => this.describe(webhook));
+	}
+
+	deliveryLog(): WebhookDelivery[] {
+		return this.deliveries.map((delivery) => ({ ...delivery }));
+	}
+
+	/** Forgets every webhook and delivery; deliveries in flight are abandoned. */
+	clear(): void {
+		this.webhooks = [];
+		this.deliveries = [];
+		for (const controller of this.inFlight) controller.abort();
+		this.inFlight.clear();
+	}
+
+	/** Sends each new response to each webhook of its form, without waiting for the answers. */
+	submitted(form: HarnessForm, responses: FormResponse[]): void {
+		for (const webhook of this.webhooks.filter((candidate) => candidate.formId === form.id))
+			for (const response of responses) void this.send(webhook, form, response);
+	}
+
+	private describe(webhook: HarnessWebhook & { secret?: string }): HarnessWebhook {
+		const { secret: _secret, ...listed } = webhook;
+		return listed;
+	}
+
+	private async send(
+		webhook: HarnessWebhook & { secret?: string },
+		form: HarnessForm,
+		response: FormResponse,
+	): Promise<void> {
+		const startedMs = Date.now();
+		const delivery: WebhookDelivery = {
+			webhookId: webhook.id,
+			formId: form.id,
+			responseId: response.id,
+			sentAt: new Date(startedMs).toISOString(),
+			status: null,
+		};
+		this.deliveries.push(delivery);
+		if (this.deliveries.length > DELIVERY_LOG_LIMIT) this.deliveries.shift();
+		const { body, headers } = webhookRequest(
+			webhook.format,
+			form,
+			response,
+			webhook.secret,
+			delivery.sentAt,
+		);
+		const controller = new AbortController();
+		this.inFlight.add(controller);
+		const timer = setTimeout(() => controller.abort(), WEBHOOK_TIMEOUT_MS);
+		try {
+			const answer = await fetch(webhook.url, {
+				method: 'POST',
+				headers,
+				body,
+				signal: controller.signal,
+			});
+			delivery.status = answer.status;
+			// The service reads nothing but the status; the body is drained so the socket is freed.
+			await answer.arrayBuffer().catch(() => undefined);
+		} catch (error) {
+			delivery.error = controller.signal.aborted
+				? `no answer within ${WEBHOOK_TIMEOUT_MS} ms`
+				: (error as Error).message;
+		} finally {
+			clearTimeout(timer);
+			this.inFlight.delete(controller);
+			delivery.durationMs = Date.now() - startedMs;
+		}
+	}
+}
