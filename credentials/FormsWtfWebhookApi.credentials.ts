@@ -11,7 +11,7 @@ export class FormsWtfWebhookApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:formswtf.svg', dark: 'file:formswtf.dark.svg' };
 
-	documentationUrl = 'https://github.com/formswtf/n8n-nodes-formswtf#the-formswtf-webhook-trigger';
+	documentationUrl = 'https://github.com/formswtf/n8n-nodes-formswtf#credentials';
 
 	properties: INodeProperties[] = [
 		{
