@@ -471,6 +471,25 @@ export function errorForRedirect(
 	return makeApiError(node, status, message, description, context);
 }
 
+/**
+ * Return All stopped at its ceiling (paging.ts, MAX_UNCOUNTED_RESPONSES): the API said more
+ * responses exist on every page and never how many. Not transient: the same walk would stop
+ * the same way; a Limit reads past it.
+ */
+export function errorForUncountedWalk(
+	node: INode,
+	ceiling: number,
+	context: RequestContext,
+): NodeApiError {
+	return makeApiError(
+		node,
+		undefined,
+		`Return All stopped after ${ceiling} responses`,
+		`Forms.wtf kept answering that more responses exist without saying how many there are (no "total"), so the node stopped instead of reading forever. If the form really has more, turn off Return All and set Limit to the number you need (with Offset to start further on).`,
+		context,
+	);
+}
+
 /** Paging that would never end, because the server contradicts itself. */
 export function errorForPaging(
 	node: INode,
