@@ -11,7 +11,7 @@
  */
 import { Readable } from 'stream';
 import fc from 'fast-check';
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { deepCopy } from 'n8n-workflow';
 
 import { simplifyResponse } from '../../nodes/FormsWtf/shared/helpers/output';
@@ -20,19 +20,11 @@ import { MAX_REDIRECTS } from '../../nodes/FormsWtf/shared/transport/redirects';
 import { FORM_LIST } from '../../nodes/FormsWtf/shared/transport/shapes';
 import type { FormResponse } from '../../nodes/FormsWtf/shared/transport/types';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
+import { TRANSPORT_TEST_NODE } from '../unit/transportClient';
 
 const API_KEY = 'fwtf_property_test_secret_key_42';
 const BASE_URL = 'https://127.0.0.1:9/api/v1';
 const BASE_ORIGIN = 'https://127.0.0.1:9';
-
-const node: INode = {
-	id: 'forms-wtf',
-	name: 'Forms.wtf',
-	type: 'n8n-nodes-formswtf.formsWtf',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
 
 interface Sent {
 	url: string;
@@ -73,7 +65,7 @@ function hostileClient(answer: (sent: Sent, index: number) => Answer) {
 		return { statusCode: status, headers, body: arriving(parts) };
 	};
 	const context = {
-		getNode: () => node,
+		getNode: () => TRANSPORT_TEST_NODE,
 		getCredentials: async () => ({ apiKey: API_KEY, baseUrl: BASE_URL }),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) =>
