@@ -168,7 +168,8 @@ describe('a tool answer stays under its bound, however large one response is', (
 					if (!cut) expect(fitted).toEqual(value);
 				},
 			),
-			{ numRuns: 300 },
+			// JSON.parse makes "__proto__" an own field, as a raw response from the API can have.
+			{ numRuns: 300, examples: [[JSON.parse('{"__proto__":{"a":1},"b":"x"}') as never, 200]] },
 		);
 	});
 });

@@ -56,19 +56,20 @@ function shortenTextsTo<T>(value: T, max: number, state: { cut: boolean }): T {
 	}
 	if (Array.isArray(value)) return value.map((entry) => shortenTextsTo(entry, max, state)) as T;
 	if (value !== null && typeof value === 'object') {
-		const copy: IDataObject = {};
+		// Gathered as entries: a key "__proto__" (JSON.parse makes one an own field) assigned to
+		// an object would set its prototype instead.
+		const copy = new Map<string, unknown>();
 		for (const [key, entry] of Object.entries(value as IDataObject)) {
 			let shortKey = key;
 			if (key.length > max) {
 				state.cut = true;
 				const base = `${key.slice(0, max)}…`;
 				shortKey = base;
-				for (let n = 2; Object.prototype.hasOwnProperty.call(copy, shortKey); n++)
-					shortKey = `${base} (${n})`;
+				for (let n = 2; copy.has(shortKey); n++) shortKey = `${base} (${n})`;
 			}
-			copy[shortKey] = shortenTextsTo(entry, max, state);
+			copy.set(shortKey, shortenTextsTo(entry, max, state));
 		}
-		return copy as T;
+		return Object.fromEntries(copy) as T;
 	}
 	return value;
 }
@@ -125,20 +126,19 @@ function leaveOutWhatDoesNotFit(value: unknown, budget: number): unknown {
 	}
 	if (value !== null && typeof value === 'object') {
 		const entries = Object.entries(value as IDataObject);
-		const kept: IDataObject = {};
+		const kept: Array<[string, unknown]> = [];
 		let used = 2 + MARK_CHARACTERS;
-		let count = 0;
 		for (const [key, entry] of entries) {
 			const keyLength = jsonLength(key) + 2;
 			const fitted = leaveOutWhatDoesNotFit(entry, budget - used - keyLength);
 			const length = keyLength + jsonLength(fitted);
 			if (budget - used - keyLength < MARK_CHARACTERS || used + length > budget) break;
-			kept[key] = fitted as IDataObject[string];
+			kept.push([key, fitted]);
 			used += length;
-			count++;
 		}
-		if (count < entries.length) kept['…'] = `${entries.length - count} more fields left out`;
-		return kept;
+		if (kept.length < entries.length)
+			kept.push(['…', `${entries.length - kept.length} more fields left out`]);
+		return Object.fromEntries(kept);
 	}
 	return value;
 }
