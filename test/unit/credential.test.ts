@@ -2,8 +2,9 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	IHttpRequestOptions,
+	INodeProperties,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 import nock from 'nock';
 
 import { FormsWtfApi } from '../../credentials/FormsWtfApi.credentials';
@@ -93,11 +94,10 @@ describe('Forms.wtf API credential', () => {
 	});
 
 	it('warns in the editor about a plain-http Base URL of another machine, not of this one', () => {
+		// As the editor decides it: n8n-workflow's displayParameter over the credential's values.
 		const notice = credential.properties.find((property) => property.name === 'plainHttpWarning');
-		const condition = (
-			notice?.displayOptions?.show?.baseUrl as Array<{ _cnd: { regex: string } }>
-		)[0];
-		const warns = (url: string) => new RegExp(condition._cnd.regex).test(url);
+		const warns = (baseUrl: string) =>
+			NodeHelpers.displayParameter({ apiKey: 'k', baseUrl }, notice as INodeProperties, null, null);
 		for (const url of [
 			'http://forms.example.com/api/v1',
 			'HTTP://10.0.0.5:3000/api/v1',
