@@ -7,6 +7,7 @@ import type {
 	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
+import { UserError } from 'n8n-workflow';
 
 /**
  * A plain-http address of another host than this machine: the key would cross the network in
@@ -71,6 +72,11 @@ export class FormsWtfApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> => {
 		const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
+		// A user name or password in the address would be sent as Basic auth in place of the key.
+		if (/^\s*https?:\/\/[^/?#]*@/i.test(String(requestOptions.baseURL ?? requestOptions.url ?? '')))
+			throw new UserError(
+				'The Base URL contains a user name or password: remove the part before "@". Forms.wtf needs only the API key.',
+			);
 		return {
 			...requestOptions,
 			disableFollowRedirect: true,

@@ -166,6 +166,13 @@ describe('Forms.wtf API credential, tested through n8n', () => {
 		},
 	);
 
+	it('a Base URL with a password: refused before any request, the password not shown', async () => {
+		const result = await test({ baseUrl: 'http://admin:hunter22@127.0.0.1:9/api/v1' });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/contains a user name or password/);
+		expect(result.message).not.toContain('hunter22');
+	});
+
 	it('401 says the key is invalid', async () => {
 		// n8n's helper asks twice when a request without a body challenge fails with 401.
 		nock(ORIGIN).get('/api/v1/forms').times(2).reply(401, { error: 'Unauthorized' });
