@@ -23,3 +23,5 @@ export { RunnerCredentialsHelper } from './credentials';
 export type { RunnerCredentials } from './credentials';
 export { configureRunner, ensureRunnerReady } from './setup';
 export type { BinaryDataMode, RunnerConfig } from './setup';
+export { testCredential } from './credential-test';
+export type { CredentialTestResult } from './credential-test';

@@ -11,6 +11,7 @@ import nock from 'nock';
 import { buildUrl, MAX_TIMEOUT_MS } from '../../nodes/FormsWtf/shared/transport';
 import { describeBody, secretForms } from '../../nodes/FormsWtf/shared/transport/errors';
 import { DEFAULT_RETRY_POLICY } from '../../nodes/FormsWtf/shared/transport/retry';
+import { MAX_UNCOUNTED_RESPONSES } from '../../nodes/FormsWtf/shared/transport/paging';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 import { searchForms } from '../../nodes/FormsWtf/shared/methods/listSearch';
 import { formById, runFormsWtf } from '../support/formsWtf';
@@ -464,5 +465,33 @@ describe('hostile input: refused before any request', () => {
 		expect(buildUrl(BASE_URL, ['forms', '.x', 'a/b', '%2e'])).toBe(
 			`${BASE_URL}/forms/.x/a%2Fb/%252e`,
 		);
+	});
+});
+
+describe('hostile answers: Return All ends when the server never does', () => {
+	it('no total, more on every page, new responses each time: stops at the ceiling with a clear error', async () => {
+		let served = 0;
+		const scope = api()
+			.persist()
+			.get('/api/v1/forms/f1/responses')
+			.query(true)
+			.reply(() => {
+				const page = Array.from({ length: 1000 }, () => ({ id: `r${served++}`, answers: [] }));
+				return [200, { responses: page, hasMore: true }];
+			});
+		const result = await run({
+			resource: 'response',
+			operation: 'getAll',
+			formId: formById('f1'),
+			returnAll: true,
+		});
+		scope.persist(false);
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe(
+			`Return All stopped after ${MAX_UNCOUNTED_RESPONSES} responses`,
+		);
+		expect(result.error?.description).toContain('set Limit');
+		// The pages asked for, and at most the ones read ahead of them.
+		expect(served).toBeLessThanOrEqual(MAX_UNCOUNTED_RESPONSES + 2000);
 	});
 });

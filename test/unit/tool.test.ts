@@ -1,14 +1,17 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import fc from 'fast-check';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	boundedForTool,
 	explainedForTool,
+	fitForTool,
 	fromAiKey,
 	isToolCall,
 	shortenTexts,
 	TOOL_MAX_CHARACTERS,
 	TOOL_MAX_TEXT,
+	ToolResponses,
 } from '../../nodes/FormsWtf/shared/helpers/tool';
 
 const NODE = {
@@ -111,5 +114,62 @@ describe('explainedForTool', () => {
 	});
 	it('leaves the error alone outside a tool call', () => {
 		expect(explainedForTool(context('x.formsWtf'), error()).message).toBe('"Since" is not a date');
+	});
+});
+
+describe('a tool answer stays under its bound, however large one response is', () => {
+	const oneResponse = (answers: IDataObject): INodeExecutionData => ({
+		json: { id: 'r1', submittedAt: '2026-01-01T00:00:00.000Z', answers },
+	});
+	const answerOf = (items: INodeExecutionData[]) =>
+		(ToolResponses.of(context('n8n-nodes-formswtf.formsWtfTool')) as ToolResponses).answer(items, {
+			formId: 'f1',
+			itemIndex: 0,
+			startOffset: 0,
+		})[0].json;
+
+	it.each([
+		[
+			'100 answers of 5,000 characters',
+			Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`Q${i}`, 'a'.repeat(5_000)])),
+		],
+		[
+			'100 labels of 3,000 characters',
+			Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${i}`.padEnd(3_000, 'l'), 'x'])),
+		],
+		[
+			'20,000 short answers',
+			Object.fromEntries(
+				Array.from({ length: 20_000 }, (_, i) => [`question ${i}`, `answer ${i}`]),
+			),
+		],
+		['one answer of quotes and line breaks', { Q: '"\n'.repeat(60_000) }],
+	])('%s: cut to fit, and the note says so', (_case, answers) => {
+		const answer = answerOf([oneResponse(answers), oneResponse({ Q: 'short' })]);
+		expect(JSON.stringify(answer).length).toBeLessThanOrEqual(TOOL_MAX_CHARACTERS);
+		expect(answer.note).toMatch(/were cut to keep the answer under 50000 characters/);
+		expect((answer.responses as IDataObject[])[0].id).toBe('r1');
+	});
+
+	it('a response that fits is returned whole, with no note about cutting', () => {
+		const answer = answerOf([oneResponse({ Name: 'Ada' })]);
+		expect(answer.responses).toEqual([oneResponse({ Name: 'Ada' }).json]);
+		expect(answer.note).toBeUndefined();
+	});
+
+	it('fitForTool: any JSON value fits any budget from 200 characters on', () => {
+		fc.assert(
+			fc.property(
+				fc.jsonValue({ maxDepth: 4 }),
+				fc.integer({ min: 200, max: 5_000 }),
+				(value, budget) => {
+					const { value: fitted, cut } = fitForTool(value, budget);
+					expect(JSON.stringify(fitted)?.length ?? 0).toBeLessThanOrEqual(budget);
+					if (!cut) expect(fitted).toEqual(value);
+				},
+			),
+			// JSON.parse makes "__proto__" an own field, as a raw response from the API can have.
+			{ numRuns: 300, examples: [[JSON.parse('{"__proto__":{"a":1},"b":"x"}') as never, 200]] },
+		);
 	});
 });

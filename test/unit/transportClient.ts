@@ -32,7 +32,7 @@ export interface ScriptedClient {
 
 export const START = Date.parse('2026-11-23T12:00:00Z');
 
-const node: INode = {
+export const TRANSPORT_TEST_NODE: INode = {
 	id: 'forms-wtf',
 	name: 'Forms.wtf',
 	type: 'n8n-nodes-formswtf.formsWtf',
@@ -61,7 +61,7 @@ export function scriptedClient(
 	};
 	let next = 0;
 	const context = {
-		getNode: () => node,
+		getNode: () => TRANSPORT_TEST_NODE,
 		getCredentials: async () => ({
 			apiKey: credential.apiKey,
 			baseUrl: credential.baseUrl ?? 'http://127.0.0.1:9/api/v1',

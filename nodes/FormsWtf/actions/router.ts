@@ -46,18 +46,22 @@ export async function router(
 			// One by one: spreading a Return All of hundreds of thousands of items into push()
 			// would exceed the call stack.
 			for (const item of await handler.execute.call(this, itemIndex, client)) returnData.push(item);
-		} catch (error) {
+		} catch (caught) {
+			const error = asNodeError(this.getNode(), caught, itemIndex);
 			if (this.continueOnFail()) {
-				const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
-				if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-					if (error.description) json.description = error.description;
-					if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
-				}
-				returnData.push({ json, pairedItem: { item: itemIndex } });
+				const json: IDataObject = { error: error.message };
+				if (error.description) json.description = error.description;
+				if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+				// Under "Continue (using error output)", `error` on the item is what sends it down the
+				// error output in every n8n (n8n-core's handleNodeErrorOutput; the JSON alone has too
+				// many fields for it). Not under "Continue": n8n 2.x then shows such an item as
+				// `{ error }` alone (normalizeNodeErrors), without the description and status.
+				const routed = this.getNode().onError === 'continueErrorOutput';
+				returnData.push({ json, ...(routed ? { error } : {}), pairedItem: { item: itemIndex } });
 				continue;
 			}
 			// As an AI Agent's tool, the model is shown the message alone: it carries the description too.
-			throw explainedForTool(this, asNodeError(this.getNode(), error, itemIndex));
+			throw explainedForTool(this, error);
 		}
 	}
 	return [returnData];

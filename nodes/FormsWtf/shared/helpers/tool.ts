@@ -41,17 +41,104 @@ export function fromAiKey(value: unknown): string | undefined {
 
 /** Texts longer than TOOL_MAX_TEXT cut, with the length they had; everything else as it is. */
 export function shortenTexts<T>(value: T): T {
+	return shortenTextsTo(value, TOOL_MAX_TEXT, { cut: false });
+}
+
+/**
+ * Texts (values and keys) longer than `max` cut, the values with the length they had; `state.cut`
+ * says whether anything was. A key cut to a key already there gets " (2)", " (3)", …
+ */
+function shortenTextsTo<T>(value: T, max: number, state: { cut: boolean }): T {
 	if (typeof value === 'string') {
-		return (value.length > TOOL_MAX_TEXT
-			? `${value.slice(0, TOOL_MAX_TEXT)}… [cut: ${value.length} characters in all]`
-			: value) as unknown as T;
+		if (value.length <= max) return value;
+		state.cut = true;
+		return `${value.slice(0, max)}… [cut: ${value.length} characters in all]` as unknown as T;
 	}
-	if (Array.isArray(value)) return value.map((entry) => shortenTexts(entry)) as unknown as T;
+	if (Array.isArray(value)) return value.map((entry) => shortenTextsTo(entry, max, state)) as T;
 	if (value !== null && typeof value === 'object') {
-		const copy: IDataObject = {};
-		for (const [key, entry] of Object.entries(value as IDataObject))
-			copy[key] = shortenTexts(entry);
-		return copy as T;
+		// Gathered as entries: a key "__proto__" (JSON.parse makes one an own field) assigned to
+		// an object would set its prototype instead.
+		const copy = new Map<string, unknown>();
+		for (const [key, entry] of Object.entries(value as IDataObject)) {
+			let shortKey = key;
+			if (key.length > max) {
+				state.cut = true;
+				const base = `${key.slice(0, max)}…`;
+				shortKey = base;
+				for (let n = 2; copy.has(shortKey); n++) shortKey = `${base} (${n})`;
+			}
+			copy.set(shortKey, shortenTextsTo(entry, max, state));
+		}
+		return Object.fromEntries(copy) as T;
+	}
+	return value;
+}
+
+/** The text lengths tried, longest first, until a response fits its budget. */
+const TEXT_LIMITS = [TOOL_MAX_TEXT, 500, 200, 80, 20];
+
+/** Room kept in an answer for its own fields (formId, counts, the note) around the responses. */
+const ENVELOPE_CHARACTERS = 1_500;
+
+/**
+ * A value whose JSON fits in `budget` characters: texts and keys cut shorter and shorter
+ * (TEXT_LIMITS), and, if that is not enough (thousands of fields), the fields and list entries
+ * that do not fit left out with a mark that says how many. `cut` says whether anything was.
+ */
+export function fitForTool<T>(value: T, budget: number): { value: T; cut: boolean } {
+	let state = { cut: false };
+	let shortened = value;
+	for (const limit of TEXT_LIMITS) {
+		state = { cut: false };
+		shortened = shortenTextsTo(value, limit, state);
+		if (jsonLength(shortened) <= budget) return { value: shortened, cut: state.cut };
+	}
+	return { value: leaveOutWhatDoesNotFit(shortened, budget) as T, cut: true };
+}
+
+function jsonLength(value: unknown): number {
+	return JSON.stringify(value)?.length ?? 4;
+}
+
+/** Room kept for the mark that says how many fields or entries were left out. */
+const MARK_CHARACTERS = 48;
+
+function leaveOutWhatDoesNotFit(value: unknown, budget: number): unknown {
+	if (jsonLength(value) <= budget) return value;
+	if (typeof value === 'string') {
+		let kept = value.slice(0, Math.max(0, budget - MARK_CHARACTERS));
+		while (kept !== '' && jsonLength(`${kept}… [cut]`) > budget)
+			kept = kept.slice(0, kept.length >> 1);
+		return `${kept}… [cut]`;
+	}
+	if (Array.isArray(value)) {
+		const kept: unknown[] = [];
+		let used = 2 + MARK_CHARACTERS;
+		for (const entry of value) {
+			const fitted = leaveOutWhatDoesNotFit(entry, budget - used - 1);
+			const length = jsonLength(fitted) + 1;
+			if (budget - used - 1 < MARK_CHARACTERS || used + length > budget) break;
+			kept.push(fitted);
+			used += length;
+		}
+		if (kept.length < value.length) kept.push(`… ${value.length - kept.length} more left out`);
+		return kept;
+	}
+	if (value !== null && typeof value === 'object') {
+		const entries = Object.entries(value as IDataObject);
+		const kept: Array<[string, unknown]> = [];
+		let used = 2 + MARK_CHARACTERS;
+		for (const [key, entry] of entries) {
+			const keyLength = jsonLength(key) + 2;
+			const fitted = leaveOutWhatDoesNotFit(entry, budget - used - keyLength);
+			const length = keyLength + jsonLength(fitted);
+			if (budget - used - keyLength < MARK_CHARACTERS || used + length > budget) break;
+			kept.push([key, fitted]);
+			used += length;
+		}
+		if (kept.length < entries.length)
+			kept.push(['…', `${entries.length - kept.length} more fields left out`]);
+		return Object.fromEntries(kept);
 	}
 	return value;
 }
@@ -96,13 +183,19 @@ export class ToolResponses {
 		const responses: IDataObject[] = [];
 		let size = 0;
 		let cut = false;
+		let textsCut = false;
+		const room = TOOL_MAX_CHARACTERS - ENVELOPE_CHARACTERS;
 		for (const item of items.slice(0, wanted(asked.limit))) {
-			const json = shortenTexts(item.json);
+			// The first response is always returned, cut to fit; a later one that does not fit in
+			// what is left is left for the next call (it comes first there).
+			const shortened = fitForTool(item.json, room);
+			const json = shortened.value;
 			const length = JSON.stringify(json).length + 1;
-			if (responses.length > 0 && size + length > TOOL_MAX_CHARACTERS) {
+			if (responses.length > 0 && size + length > room) {
 				cut = true;
 				break;
 			}
+			textsCut ||= shortened.cut;
 			responses.push(json);
 			size += length;
 		}
@@ -112,13 +205,11 @@ export class ToolResponses {
 		if (hasMore) answer.nextOffset = nextOffset;
 		// With Since, the API's total is the form's count, not the count after Since.
 		if (asked.since === undefined && this.total !== undefined) answer.total = this.total;
+		const notes: string[] = [];
 		if (hasMore)
-			answer.note = this.note(
-				responses.length,
-				nextOffset,
-				cut,
-				answer.total as number | undefined,
-			);
+			notes.push(this.note(responses.length, nextOffset, cut, answer.total as number | undefined));
+		if (textsCut) notes.push(CUT_NOTE);
+		if (notes.length) answer.note = notes.join(' ');
 		answer.responses = responses;
 		return [{ json: answer, pairedItem: { item: asked.itemIndex } }];
 	}
@@ -146,6 +237,9 @@ export class ToolResponses {
 	}
 }
 
+/** What a model is told when texts were cut to keep the answer under its bound. */
+const CUT_NOTE = `Long texts (answers, labels) were cut to keep the answer under ${TOOL_MAX_CHARACTERS} characters: each cut text ends in "…", a cut answer with "[cut: N characters in all]". Read the full response outside the tool if the cut part matters.`;
+
 function wanted(limit: number | undefined): number {
 	return Math.min(limit ?? TOOL_MAX_RESPONSES, TOOL_MAX_RESPONSES);
 }
@@ -161,21 +255,23 @@ export function boundedForTool(
 ): INodeExecutionData[] {
 	const kept: INodeExecutionData[] = [];
 	let size = 0;
+	let textsCut = false;
+	const room = TOOL_MAX_CHARACTERS - ENVELOPE_CHARACTERS;
 	for (const item of items) {
-		const json = shortenTexts(item.json);
-		const length = JSON.stringify(json).length + 1;
-		if (kept.length > 0 && size + length > TOOL_MAX_CHARACTERS) break;
-		kept.push({ ...item, json });
+		const fitted = fitForTool(item.json, room);
+		const length = JSON.stringify(fitted.value).length + 1;
+		if (kept.length > 0 && size + length > room) break;
+		textsCut ||= fitted.cut;
+		kept.push({ ...item, json: fitted.value });
 		size += length;
 	}
-	if (kept.length < items.length) {
-		kept.push({
-			json: {
-				note: `${items.length - kept.length} more ${what} are not shown (${kept.length} of ${items.length} returned), to keep the answer under ${TOOL_MAX_CHARACTERS} characters.`,
-			},
-			pairedItem: { item: itemIndex },
-		});
-	}
+	const notes: string[] = [];
+	if (kept.length < items.length)
+		notes.push(
+			`${items.length - kept.length} more ${what} are not shown (${kept.length} of ${items.length} returned), to keep the answer under ${TOOL_MAX_CHARACTERS} characters.`,
+		);
+	if (textsCut) notes.push(CUT_NOTE);
+	if (notes.length) kept.push({ json: { note: notes.join(' ') }, pairedItem: { item: itemIndex } });
 	return kept;
 }
 

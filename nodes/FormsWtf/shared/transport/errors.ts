@@ -1,6 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { RedirectRefusal } from './redirects';
+import { MAX_REDIRECTS } from './redirects';
 import type { ExportFormat } from './types';
 
 /** What a request was for, so that its error can say something the user can act on. */
@@ -419,6 +421,73 @@ export function describeBody(body: unknown, secrets: readonly string[]): string 
 		return `{ ${shown.join(', ')} }`;
 	}
 	return typeof body;
+}
+
+/**
+ * A redirect the transport does not follow (see redirects.ts for the rule). Never retried: the
+ * same request would be sent the same way. `keyHost` is the host of the Base URL.
+ */
+export function errorForRedirect(
+	node: INode,
+	refusal: RedirectRefusal,
+	keyHost: string,
+	context: RequestContext,
+): NodeApiError {
+	const check =
+		"Check the Base URL in the credential (https://forms.wtf/api/v1 for the service): it must be the API's own address, not one that forwards elsewhere.";
+	const statusOf = (status: number) => `status ${status}`;
+	let message: string;
+	let description: string;
+	let status: number | undefined;
+	switch (refusal.kind) {
+		case 'noLocation':
+			status = refusal.status;
+			message = 'Forms.wtf answered with a redirect but no address to go to';
+			description = `The server answered ${statusOf(refusal.status)} without a Location. ${check}`;
+			break;
+		case 'badLocation':
+			status = refusal.status;
+			message = 'Forms.wtf redirected the request to an address that could not be read';
+			description = `The server answered ${statusOf(refusal.status)} with a Location that is not an http:// or https:// address. ${check}`;
+			break;
+		case 'otherOrigin':
+			status = refusal.status;
+			message = `Forms.wtf redirected the request to another host (${refusal.host})`;
+			description = `The API key is only ever sent to the host of the Base URL (${keyHost}), so the node did not follow the redirect (${statusOf(refusal.status)}) to ${refusal.shown}. If the API has moved, put its new address in the credential's Base URL.`;
+			break;
+		case 'downgrade':
+			status = refusal.status;
+			message = `Forms.wtf redirected the download to an insecure address (${refusal.host})`;
+			description = `The file link ${refusal.shown} uses http:// where the request used https://, so the node did not follow it. Report it to the operator of the server.`;
+			break;
+		case 'loop':
+			message = 'Forms.wtf redirected the request in a loop';
+			description = `The redirects led back to ${refusal.shown}, an address already asked for. ${check}`;
+			break;
+		default:
+			message = `Forms.wtf redirected the request more than ${MAX_REDIRECTS} times`;
+			description = `The node stopped following redirects after ${MAX_REDIRECTS}. ${check}`;
+	}
+	return makeApiError(node, status, message, description, context);
+}
+
+/**
+ * Return All stopped at its ceiling (paging.ts, MAX_UNCOUNTED_RESPONSES): the API said more
+ * responses exist on every page and never how many. Not transient: the same walk would stop
+ * the same way; a Limit reads past it.
+ */
+export function errorForUncountedWalk(
+	node: INode,
+	ceiling: number,
+	context: RequestContext,
+): NodeApiError {
+	return makeApiError(
+		node,
+		undefined,
+		`Return All stopped after ${ceiling} responses`,
+		`Forms.wtf kept answering that more responses exist without saying how many there are (no "total"), so the node stopped instead of reading forever. If the form really has more, turn off Return All and set Limit to the number you need (with Offset to start further on).`,
+		context,
+	);
 }
 
 /** Paging that would never end, because the server contradicts itself. */

@@ -15,6 +15,7 @@ import {
 	errorForConnection,
 	errorForDeadline,
 	errorForMalformedBody,
+	errorForRedirect,
 	errorForStatus,
 	isRetryableConnectionCode,
 	isTimeoutCode,
@@ -23,6 +24,7 @@ import {
 	secretForms,
 	shorten,
 } from './errors';
+import { displayUrl, isRedirectStatus, nextHop, startRedirects } from './redirects';
 import type { RetryPolicy } from './retry';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitBudgetMs, rateLimitDelayMs } from './retry';
 
@@ -56,6 +58,11 @@ export interface ApiRequest extends RequestContext {
 	 * error that names `what` was expected and describes what came back.
 	 */
 	expect?: ExpectedBody;
+	/**
+	 * The answer is a file, which may be served from another origin (a storage or CDN link): a
+	 * redirect there is followed without the key (see redirects.ts).
+	 */
+	followsFileLinks?: boolean;
 }
 
 export interface ExpectedBody {
@@ -165,12 +172,18 @@ export class FormsWtfClient {
 		return await this.withKeyRedacted(async (secrets) => {
 			// The first part of the file is read here, where a stall or a dropped connection can
 			// still be retried (nothing has reached n8n's binary data store yet), then put back.
-			const response = await sendWithRetries(this, request, '*/*', async (body, idleMs) => ({
-				body,
-				first: await firstChunk(body, idleMs),
-			}));
-			const { body, first } = response.body;
-			if (first !== undefined && ERROR_BODY_START.test(chunkText(first))) {
+			const response = await sendWithRetries(
+				this,
+				{ ...request, followsFileLinks: true },
+				'*/*',
+				async (body, idleMs) => {
+					const isError = await isErrorBody(body, idleMs);
+					endWhenIdle(body, idleMs);
+					return { body, isError };
+				},
+			);
+			const { body, isError } = response.body;
+			if (isError) {
 				// A 200 whose body is the API's error object: no export layout starts like it (CSV
 				// starts with its header row, JSON with `[`, a Merkle dump with `{"format"`).
 				const text = await readText(
@@ -229,43 +242,89 @@ export class FormsWtfClient {
 	}
 }
 
-/** How the API's error object starts: `{ "error": … }`. */
-const ERROR_BODY_START = /^\s*\{\s*"error"\s*:/;
+/**
+ * Whether a body that starts with `start` (its first bytes, as far as they have arrived) is the
+ * API's error object, `{ "error": …`: true, false, or undefined while the bytes so far cannot
+ * tell (white space, or a part of `{ "error" :`). Read as bytes, so that a chunk boundary
+ * anywhere, even inside a character, gives the same answer as the whole body.
+ */
+export function startsAsErrorObject(start: Uint8Array): boolean | undefined {
+	let at = 0;
+	// A UTF-8 byte order mark, then JSON's white space.
+	if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) at = 3;
+	else if (start[0] === 0xef && (start.length === 1 || (start[1] === 0xbb && start.length === 2)))
+		return undefined;
+	const skipSpace = () => {
+		while (at < start.length && JSON_SPACE.has(start[at])) at++;
+	};
+	for (const expected of ERROR_OBJECT_START) {
+		skipSpace();
+		for (let i = 0; i < expected.length; i++, at++) {
+			if (at >= start.length) return undefined;
+			if (start[at] !== expected.charCodeAt(i)) return false;
+		}
+	}
+	return true;
+}
 
-function chunkText(chunk: unknown): string {
-	if (typeof chunk === 'string') return chunk;
-	return Buffer.from(chunk as Uint8Array).toString('utf8', 0, 256);
+/** `{ "error" :` as the tokens it is made of, with JSON white space allowed between them. */
+const ERROR_OBJECT_START = ['{', '"error"', ':'];
+const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** How much of a body is read, at most, to tell whether it is an error object. */
+const MAX_START_BYTES = 64 * 1024;
+
+function asBytes(chunk: unknown): Uint8Array {
+	return typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
 }
 
 /**
- * The start of a body (what has arrived of it), left in the stream for whoever reads it next;
- * undefined when the body is empty. Fails with BODY_STALLED when nothing arrives for `idleMs`.
+ * Whether a body is the API's error object (see startsAsErrorObject), read from as much of its
+ * start as that takes (at most MAX_START_BYTES: past that it is not), and left in the stream for
+ * whoever reads it next. An empty body is not. Fails with BODY_STALLED when nothing arrives for
+ * `idleMs`.
  *
  * Read in paused mode ('readable' and read()), which leaves the stream as it found it once the
  * listener is gone: a consumer that only listens to 'data' (n8n's binary data store does) still
- * starts it. The part read is put back at once, within the event: a body that has ended would
- * otherwise emit 'end' before it is back.
+ * starts it. What is read is put back at once, within the event: a body that has ended would
+ * otherwise emit 'end' before it is back. To wait for more, the read asks for one byte more than
+ * is there: nothing comes back while the body goes on (and a 'readable' follows the next part),
+ * everything once it has ended.
  */
-async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> {
+async function isErrorBody(body: ReadableBody, idleMs: number): Promise<boolean> {
 	const stopWaiting = new AbortController();
 	const events = body as unknown as {
-		read: () => unknown;
+		read: (size?: number) => unknown;
 		readableLength: number;
 		on: (event: string, listener: (...args: never[]) => void) => unknown;
 		removeListener: (event: string, listener: (...args: never[]) => void) => unknown;
 	};
 	let cleanup = (): void => undefined;
-	const first = new Promise<unknown>((resolve, reject) => {
-		const onReadable = () => {
+	const verdict = new Promise<boolean>((resolve, reject) => {
+		let seen = 0;
+		const finish = (start: unknown) => {
 			cleanup();
-			// Nothing buffered: the body is empty. Not read, so that 'end' waits for the consumer.
-			if (events.readableLength === 0) {
-				resolve(undefined);
-				return;
+			resolve(start !== null && startsAsErrorObject(asBytes(start)) === true);
+		};
+		const onReadable = () => {
+			const length = events.readableLength;
+			// Nothing buffered at a 'readable': the body is empty. Not read, so that 'end' waits.
+			if (length === 0) return finish(null);
+			if (length > seen) {
+				const start = events.read();
+				if (start !== null) body.unshift(start);
+				seen = events.readableLength;
+				if (
+					start !== null &&
+					(startsAsErrorObject(asBytes(start)) !== undefined || seen >= MAX_START_BYTES)
+				)
+					return finish(start);
 			}
-			const chunk = events.read();
-			if (chunk !== null) body.unshift(chunk);
-			resolve(chunk ?? undefined);
+			const all = events.read(seen + 1);
+			if (all !== null) {
+				body.unshift(all);
+				finish(all);
+			}
 		};
 		const onError = (error: unknown) => {
 			cleanup();
@@ -289,11 +348,12 @@ async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> 
 		events.on('error', onError);
 		events.on('close', onClose);
 	});
+	// The wait is for the whole start (a few bytes), not for each part of it.
 	const timedOut = sleep(idleMs, stopWaiting.signal).then(
 		(): typeof STALLED => STALLED,
 		() => undefined,
 	);
-	const result = await Promise.race([first, timedOut]);
+	const result = await Promise.race([verdict, timedOut]);
 	if (result === STALLED) {
 		cleanup();
 		const error = Object.assign(new Error(`No data for ${idleMs} ms at the start of an answer`), {
@@ -302,7 +362,59 @@ async function firstChunk(body: ReadableBody, idleMs: number): Promise<unknown> 
 		body.destroy?.(error);
 		throw error;
 	}
-	return result;
+	return result === true;
+}
+
+/**
+ * Ends a file that stops arriving halfway: when nothing has been added to the body for
+ * `idleMs`, it is destroyed with BODY_STALLED, and whoever reads it (n8n's binary data store)
+ * fails with that. n8n's own timeout ends where the answer starts once its helper does not
+ * follow redirects (axios then uses Node's request, whose timeout stops at the response), and
+ * node code may not set timers of its own: each wait is a `sleep`, and progress is seen where
+ * the stream's source hands it a part (`push`), which neither reads the body nor changes how
+ * it flows.
+ */
+/** How long a stalled body may take to fail once destroyed, before its reader is told. */
+const STALL_GRACE_MS = 100;
+
+function endWhenIdle(body: ReadableBody, idleMs: number): void {
+	const stream = body as unknown as {
+		push: (...args: unknown[]) => boolean;
+		once: (event: string, listener: () => void) => unknown;
+		emit: (event: string, error: Error) => boolean;
+		on: (event: string, listener: () => void) => unknown;
+	};
+	let lastPart = Date.now();
+	const push = stream.push;
+	stream.push = function (this: unknown, ...args: unknown[]) {
+		lastPart = Date.now();
+		return push.apply(this, args);
+	};
+	const ended = new AbortController();
+	for (const event of ['end', 'close', 'error']) stream.once(event, () => ended.abort());
+	void (async () => {
+		while (!ended.signal.aborted) {
+			const waitMs = lastPart + idleMs - Date.now();
+			if (waitMs <= 0) {
+				const error = Object.assign(
+					new Error(`No data for ${idleMs} ms in the middle of an answer`),
+					{ code: BODY_STALLED },
+				);
+				body.destroy?.(error);
+				// A stream made from an async generator (axios' stream) cannot finish destroying
+				// while its source waits for data that never comes: its reader is told directly.
+				await sleep(STALL_GRACE_MS);
+				if (!ended.signal.aborted) {
+					// The destroy still ends with its own 'error' once the source gives up: by then
+					// nobody listens, and an 'error' without a listener would crash n8n.
+					stream.on('error', () => undefined);
+					stream.emit('error', error);
+				}
+				return;
+			}
+			await sleep(waitMs, ended.signal).catch(() => undefined);
+		}
+	})();
 }
 
 /** A body that is not JSON, as describeBody shows it: its start, or that it was empty. */
@@ -330,14 +442,33 @@ async function readCredential(context: FormsWtfContext): Promise<CredentialFacts
 function checkBaseUrl(context: FormsWtfContext, value: unknown): string | NodeOperationError {
 	const raw = typeof value === 'string' ? value.trim() : '';
 	const baseUrl = raw.replace(/\/+$/, '');
-	if (!/^https?:\/\/[^/\s]+/i.test(baseUrl)) {
-		return new NodeOperationError(
-			context.getNode(),
+	let url: URL | undefined;
+	try {
+		url = /^https?:\/\/[^/\s]+/i.test(baseUrl) ? new URL(baseUrl) : undefined;
+	} catch {
+		url = undefined;
+	}
+	const refuse = (message: string, description: string) =>
+		new NodeOperationError(context.getNode(), message, { description });
+	if (url === undefined) {
+		return refuse(
 			'The Base URL in the Forms.wtf credential is not a web address',
-			{
-				description:
-					'It must start with https:// (or http:// for a local server), for example https://forms.wtf/api/v1.',
-			},
+			'It must start with https:// (or http:// for a local server), for example https://forms.wtf/api/v1.',
+		);
+	}
+	// A user name or password in the address would be sent as Basic auth in place of the key,
+	// and a query would end up in the middle of every request's path; both may hold a secret,
+	// so the address is shown without them.
+	if (url.username !== '' || url.password !== '') {
+		return refuse(
+			'The Base URL in the Forms.wtf credential contains a user name or password',
+			`Remove the part before "@": Forms.wtf needs only the API key, and a password in the address would be sent in place of it. Use ${displayUrl(url)}.`,
+		);
+	}
+	if (/[?#]/.test(baseUrl)) {
+		return refuse(
+			'The Base URL in the Forms.wtf credential contains a query or a fragment',
+			`Remove the part from "?" or "#" on: the address ends in /api/v1, for example ${displayUrl(url)}.`,
 		);
 	}
 	return baseUrl;
@@ -387,16 +518,20 @@ async function sendWithRetries<B>(
 	const secrets = await client.secretForms();
 	const { deadlineMs } = request;
 	// Always a stream: a JSON body is decoded as it arrives (see readText), a file is passed on.
+	const firstUrl = buildUrl(baseUrl, request.path);
 	const options: IHttpRequestOptions = {
 		method: 'GET',
-		url: buildUrl(baseUrl, request.path),
+		url: firstUrl,
 		qs: request.qs,
 		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		// The transport follows redirects itself, and sends the key only to the Base URL's origin.
+		disableFollowRedirect: true,
 		headers: { Accept: accept },
 	};
 	if (request.signal) options.abortSignal = request.signal;
+	const redirects = startRedirects(firstUrl, baseUrl, request.followsFileLinks === true);
 
 	let attempts = 0;
 	let serverErrors = 0;
@@ -409,9 +544,12 @@ async function sendWithRetries<B>(
 		// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
 		await policy.wait(ms, request.signal).catch(() => undefined);
 	};
+	let redirected = false;
 	for (;;) {
 		if (request.signal?.aborted) throw new NodeOperationError(node, 'The request was cancelled');
-		attempts++;
+		// A redirect followed is the same attempt, sent on to where the server pointed.
+		if (!redirected) attempts++;
+		redirected = false;
 		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts;
 		// and ours, at most between two parts of the body. Never past a deadline by much.
 		const attemptTimeoutMs =
@@ -420,14 +558,16 @@ async function sendWithRetries<B>(
 				: Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(
-				context,
-				CREDENTIAL_TYPE,
-				{
-					...options,
-					timeout: attemptTimeoutMs,
-				},
-			)) as IN8nHttpFullResponse;
+			const attempt: IHttpRequestOptions = { ...options, timeout: attemptTimeoutMs };
+			response = (
+				redirects.withKey
+					? await context.helpers.httpRequestWithAuthentication.call(
+							context,
+							CREDENTIAL_TYPE,
+							attempt,
+						)
+					: await context.helpers.httpRequest(attempt)
+			) as IN8nHttpFullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				// A connection dropped while the body streams in fails here, and is retried like
 				// one dropped before the answer.
@@ -450,6 +590,18 @@ async function sendWithRetries<B>(
 		}
 
 		const status = response.statusCode;
+		if (isRedirectStatus(status)) {
+			discardBody(response.body);
+			const hop = nextHop(redirects, status, headerValue(response.headers, 'location'));
+			if (!('url' in hop)) {
+				throw errorForRedirect(node, hop, new URL(baseUrl).host, request);
+			}
+			// The address the server gave carries its own query.
+			options.url = hop.url;
+			delete options.qs;
+			redirected = true;
+			continue;
+		}
 		if (status === 429) {
 			const waitMs = rateLimitDelayMs(
 				policy,

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FormsWtfClient } from './index';
 import { serviceTimeMs } from './index';
-import { errorForPaging } from './errors';
+import { errorForPaging, errorForUncountedWalk } from './errors';
 import { readCount, readFlag, RESPONSES_PAGE } from './shapes';
 import type { FormResponse } from './types';
 
@@ -236,6 +236,9 @@ export async function* iterateResponses(
 		options.shouldStop === undefined &&
 		continuity === undefined;
 	let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
+	// A walk with no bound of its own (Return All) is bounded while the API gives no count.
+	const bounded = options.maxItems !== undefined || options.shouldStop !== undefined;
+	let readWithoutCount = 0;
 	/** The size of the pages the server serves: the smallest page it sent while more existed. */
 	let pageStep = MAX_PAGE_SIZE;
 	let pagesRead = 0;
@@ -300,6 +303,10 @@ export async function* iterateResponses(
 			if (!page.hasMore || remaining <= 0) {
 				if (fresh.length) yield fresh;
 				return;
+			}
+			readWithoutCount = largestTotal === undefined ? readWithoutCount + fresh.length : 0;
+			if (!bounded && readWithoutCount >= MAX_UNCOUNTED_RESPONSES) {
+				throw errorForUncountedWalk(client.context.getNode(), MAX_UNCOUNTED_RESPONSES, query);
 			}
 
 			if (page.responses.length === 0) {
@@ -368,6 +375,13 @@ export async function* iterateResponses(
 		abandon.abort();
 	}
 }
+
+/**
+ * The most responses Return All reads while the API reports no `total` and says more exist on
+ * every page: without a count, nothing else tells a form of many responses from a server that
+ * never stops (which would fill n8n's memory). A Limit reads as many as it asks for.
+ */
+export const MAX_UNCOUNTED_RESPONSES = 100_000;
 
 /** Pages in a row holding only responses already read, when the API reports no count. */
 const MAX_PAGES_OF_REPEATS = 5;
