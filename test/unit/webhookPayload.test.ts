@@ -111,6 +111,25 @@ describe('parseDelivery', () => {
 			{ event: 'form.submission', form: { id: 'f1' }, response: { answers: 'a' } },
 			/response\.answers is not a list/,
 		],
+		[
+			'an answer that is null',
+			{ event: 'form.submission', formId: 'f1', data: { answers: [{ value: 'a' }, null] } },
+			/data\.answers\[1\] is not an object/,
+		],
+		[
+			'an answer that is a number',
+			{ event: 'form.submission', form: { id: 'f1' }, response: { answers: [5] } },
+			/response\.answers\[0\] is not an object/,
+		],
+		[
+			'a question ID that is an object',
+			{
+				event: 'form.submission',
+				formId: 'f1',
+				data: { answers: [{ questionId: { toString: 1 }, value: 'a' }] },
+			},
+			/data\.answers\[0\]\.questionId is not text/,
+		],
 	])('refuses %s with a message that says what was expected', (_name, body, message) => {
 		const error = errorOf(body);
 		expect(error).toMatch(message);

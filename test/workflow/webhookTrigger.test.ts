@@ -227,6 +227,35 @@ describe('Forms.wtf Webhook Trigger: what is refused, starting nothing', () => {
 		expect(error).toMatch(/Expected a Forms\.wtf webhook delivery/);
 	});
 
+	it.each([
+		['signed', SECRET],
+		['unsigned', undefined],
+	])(
+		'a multipart/form-data body (%s), which n8n has read as a form: 400, not a 500',
+		async (_name, signer) => {
+			const request = { ...delivery('integrations', signer), bodyConsumed: true };
+			const { status, error } = await refused({ secret: SECRET, request });
+			expect(status).toBe(400);
+			expect(error).toMatch(/could not be read.*application\/json/);
+		},
+	);
+
+	it.each([
+		['null', 'null'],
+		['a question ID n8n cannot turn into a key', '{"questionId":{"toString":1},"value":"a"}'],
+	])('a signed delivery with an answer that is %s: 400, not a 500', async (_name, answer) => {
+		const body = `{"event":"form.submission","formId":"f1","data":{"wallet":"0x1","answers":[${answer}]}}`;
+		for (const output of ['simplified', 'raw']) {
+			const { status, error } = await refused({
+				secret: SECRET,
+				parameters: { output },
+				request: signed(body),
+			});
+			expect(status).toBe(400);
+			expect(error).toMatch(/data\.answers\[0\]/);
+		}
+	});
+
 	it('an empty body: 400', async () => {
 		const { status } = await refused({
 			secret: SECRET,

@@ -31,12 +31,21 @@ function nonEmptyString(value: unknown): value is string {
 const EXPECTED =
 	'Expected a Forms.wtf webhook delivery: { "event": "form.submission", "formId", "data": { … } } or { "event": "form.submission", "form": { "id", … }, "response": { … } }.';
 
-/** The answers must be a list; what each answer holds is passed on as it is. */
+/**
+ * The answers must be a list of objects, each question ID (when there) text or a number: the
+ * item's answers are keyed by label, else by question ID. What each answer holds is passed on.
+ */
 function answersProblem(container: IDataObject, path: string): string | undefined {
 	if (!('answers' in container)) return undefined;
-	return Array.isArray(container.answers)
-		? undefined
-		: `${path}.answers is not a list. ${EXPECTED}`;
+	const { answers } = container;
+	if (!Array.isArray(answers)) return `${path}.answers is not a list. ${EXPECTED}`;
+	for (const [index, answer] of answers.entries()) {
+		if (!isRecord(answer)) return `${path}.answers[${index}] is not an object. ${EXPECTED}`;
+		const { questionId } = answer;
+		if (typeof questionId === 'object' && questionId !== null)
+			return `${path}.answers[${index}].questionId is not text. ${EXPECTED}`;
+	}
+	return undefined;
 }
 
 /** The API reference page's payload: `data.wallet` is the response's `walletAddress`. */

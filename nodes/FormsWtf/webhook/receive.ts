@@ -53,12 +53,23 @@ function answerOnly(
 	return { noWebhookResponse: true };
 }
 
-async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+const UNREADABLE_BODY =
+	'The body could not be read (a multipart/form-data body is read by n8n as a form). Forms.wtf sends JSON: Content-Type application/json.';
+
+async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | { error: string }> {
 	const request = context.getRequestObject();
 	// n8n reads the body itself only for some content types and node versions; otherwise it is
 	// still unread. The signature covers these bytes: never a re-serialised req.body.
-	if (!Buffer.isBuffer(request.rawBody)) await request.readRawBody();
-	return Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+	if (!Buffer.isBuffer(request.rawBody)) {
+		try {
+			await request.readRawBody();
+		} catch {
+			// n8n has consumed a multipart body with its form parser, or the sender aborted:
+			// readRawBody rejects. Thrown on, it would be a 500 and a failed execution per request.
+			return { error: UNREADABLE_BODY };
+		}
+	}
+	return Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
 }
 
 async function secretOf(context: IWebhookFunctions): Promise<string> {
@@ -71,7 +82,8 @@ async function secretOf(context: IWebhookFunctions): Promise<string> {
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = readSettings(context);
 	const rawBody = await rawBodyOf(context);
-	if (rawBody === undefined || rawBody.length === 0)
+	if (!Buffer.isBuffer(rawBody)) return answerOnly(context, 400, rawBody);
+	if (rawBody.length === 0)
 		return answerOnly(context, 400, {
 			error: 'The body is empty. Expected a Forms.wtf webhook delivery.',
 		});
