@@ -150,6 +150,38 @@ describe('Forms.wtf Webhook Trigger: what starts a workflow', () => {
 		expect(other.run).toBeUndefined();
 		expect(other.body).toEqual({ ignored: expect.stringContaining(SAMPLE_FORM.id) });
 	});
+
+	it.each([
+		['semicolons', `frm_other;${SAMPLE_FORM.id}`],
+		['pipes and line breaks', `frm_other |\n${SAMPLE_FORM.id}`],
+		['a pasted list', `["frm_other", "${SAMPLE_FORM.id}"]`],
+		['a zero-width space pasted with the ID', `\u200b${SAMPLE_FORM.id}\u200b`],
+		['a full-width comma', `frm_other，${SAMPLE_FORM.id}`],
+		['a list from an expression', [' frm_other ', ` ${SAMPLE_FORM.id} `]],
+	])(
+		'Only These Form IDs separated by %s: the listed form starts the workflow',
+		async (_n, ids) => {
+			const result = await sendToTrigger({
+				secret: SECRET,
+				parameters: { options: { formIds: ids } },
+				request: delivery('integrations', SECRET),
+			});
+			expect(started(result)).toHaveLength(1);
+		},
+	);
+
+	it.each([
+		['a prefix of it', SAMPLE_FORM.id.slice(0, -1)],
+		['it with more after it', `${SAMPLE_FORM.id}x`],
+		['it in another case', SAMPLE_FORM.id.toUpperCase()],
+	])('Only These Form IDs with %s lets no other form through', async (_name, ids) => {
+		const result = await sendToTrigger({
+			secret: SECRET,
+			parameters: { options: { formIds: ids } },
+			request: delivery('integrations', SECRET),
+		});
+		expect(result.items).toBeUndefined();
+	});
 });
 
 describe('Forms.wtf Webhook Trigger: what is refused, starting nothing', () => {
