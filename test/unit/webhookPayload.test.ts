@@ -69,6 +69,12 @@ describe('parseDelivery', () => {
 		expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
 	});
 
+	it('reads a body that starts with a byte-order mark, as n8n parses it', () => {
+		const parsed = parseDelivery(Buffer.from(`\ufeff${delivery('reference', undefined).body}`));
+		if ('error' in parsed) throw new Error(parsed.error);
+		expect(parsed.delivery.formId).toBe(SAMPLE_FORM.id);
+	});
+
 	it.each([
 		['not JSON', '{"event": "form.submission", ', /not JSON/],
 		['JSON that is not an object', '[1, 2]', /not an object/],

@@ -79,7 +79,8 @@ function fromIntegrationsPayload(body: IDataObject): ParsedDelivery {
 export function parseDelivery(rawBody: Buffer): ParsedDelivery {
 	let body: unknown;
 	try {
-		body = JSON.parse(rawBody.toString('utf8'));
+		// A leading byte-order mark is dropped, as n8n 2.x's JSON body parser does (1.x answers 422).
+		body = JSON.parse(rawBody.toString('utf8').replace(/^\ufeff/, ''));
 	} catch {
 		return { error: `The body is not JSON. ${EXPECTED}` };
 	}
