@@ -1,4 +1,4 @@
-import { parseDelivery, responseWithForm } from '../../nodes/FormsWtf/webhook/payload';
+import { MAX_ANSWERS, parseDelivery, responseWithForm } from '../../nodes/FormsWtf/webhook/payload';
 import { delivery, SAMPLE_FORM, SAMPLE_RESPONSE } from '../support/webhookTrigger';
 
 function parse(body: unknown) {
@@ -140,6 +140,29 @@ describe('parseDelivery', () => {
 		const error = errorOf(body);
 		expect(error).toMatch(message);
 		expect(error).toMatch(/Expected a Forms\.wtf webhook delivery/);
+	});
+
+	it.each([
+		[
+			'data',
+			(answers: unknown[]) => ({ event: 'form.submission', formId: 'f1', data: { answers } }),
+		],
+		[
+			'response',
+			(answers: unknown[]) => ({
+				event: 'form.submission',
+				form: { id: 'f1' },
+				response: { answers },
+			}),
+		],
+	])('refuses more answers than any form has (%s.answers), before shaping them', (path, body) => {
+		const answer = { questionId: 'q', questionLabel: 'Same label', value: 'a' };
+		expect(errorOf(body(Array.from({ length: MAX_ANSWERS + 1 }, () => answer)))).toBe(
+			`${path}.answers has ${MAX_ANSWERS + 1} answers; a Forms.wtf delivery has at most ${MAX_ANSWERS}.`,
+		);
+		expect(parse(body(Array.from({ length: MAX_ANSWERS }, () => answer)))).toHaveProperty(
+			'delivery',
+		);
 	});
 });
 

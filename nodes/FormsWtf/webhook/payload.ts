@@ -32,6 +32,13 @@ const EXPECTED =
 	'Expected a Forms.wtf webhook delivery: { "event": "form.submission", "formId", "data": { … } } or { "event": "form.submission", "form": { "id", … }, "response": { … } }.';
 
 /**
+ * More answers than any form has questions. Simplified keys a repeated label "label (2)",
+ * "label (3)", … at a cost that grows with the square of the repeats: 16,000 answers with one
+ * label take 19 s, in which the n8n process answers nothing else. Refused before shaping.
+ */
+export const MAX_ANSWERS = 1000;
+
+/**
  * The answers must be a list of objects, each question ID (when there) text or a number: the
  * item's answers are keyed by label, else by question ID. What each answer holds is passed on.
  */
@@ -39,6 +46,8 @@ function answersProblem(container: IDataObject, path: string): string | undefine
 	if (!('answers' in container)) return undefined;
 	const { answers } = container;
 	if (!Array.isArray(answers)) return `${path}.answers is not a list. ${EXPECTED}`;
+	if (answers.length > MAX_ANSWERS)
+		return `${path}.answers has ${answers.length} answers; a Forms.wtf delivery has at most ${MAX_ANSWERS}.`;
 	for (const [index, answer] of answers.entries()) {
 		if (!isRecord(answer)) return `${path}.answers[${index}] is not an object. ${EXPECTED}`;
 		const { questionId } = answer;
