@@ -36,6 +36,11 @@ export interface WebhookRequest {
 	 * `req.rawBody` is set. Otherwise the node has to call `req.readRawBody()`. Default true.
 	 */
 	bodyRead?: boolean;
+	/**
+	 * n8n consumed the body before calling the node (a multipart/form-data body, which it parses
+	 * as a form): `req.rawBody` is unset and `req.readRawBody()` rejects, as n8n's does.
+	 */
+	bodyConsumed?: boolean;
 }
 
 export interface RunWebhookArgs {
@@ -115,9 +120,12 @@ function requestOf(input: WebhookRequest): Request {
 		headers,
 		params: {},
 		query: {},
-		body: input.bodyRead === false ? {} : parsed,
-		rawBody: input.bodyRead === false ? undefined : bytes,
+		body: input.bodyRead === false || input.bodyConsumed ? {} : parsed,
+		rawBody: input.bodyRead === false || input.bodyConsumed ? undefined : bytes,
 		async readRawBody() {
+			// n8n 2.x's words (body-parser.ts); 1.x's raw-body says "stream is not readable".
+			if (input.bodyConsumed)
+				throw new UnexpectedError('Request body stream was aborted or is not readable');
 			request.rawBody = bytes;
 		},
 	};

@@ -1,4 +1,4 @@
-import { parseDelivery, responseWithForm } from '../../nodes/FormsWtf/webhook/payload';
+import { MAX_ANSWERS, parseDelivery, responseWithForm } from '../../nodes/FormsWtf/webhook/payload';
 import { delivery, SAMPLE_FORM, SAMPLE_RESPONSE } from '../support/webhookTrigger';
 
 function parse(body: unknown) {
@@ -69,6 +69,12 @@ describe('parseDelivery', () => {
 		expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
 	});
 
+	it('reads a body that starts with a byte-order mark, as n8n parses it', () => {
+		const parsed = parseDelivery(Buffer.from(`\ufeff${delivery('reference', undefined).body}`));
+		if ('error' in parsed) throw new Error(parsed.error);
+		expect(parsed.delivery.formId).toBe(SAMPLE_FORM.id);
+	});
+
 	it.each([
 		['not JSON', '{"event": "form.submission", ', /not JSON/],
 		['JSON that is not an object', '[1, 2]', /not an object/],
@@ -111,10 +117,52 @@ describe('parseDelivery', () => {
 			{ event: 'form.submission', form: { id: 'f1' }, response: { answers: 'a' } },
 			/response\.answers is not a list/,
 		],
+		[
+			'an answer that is null',
+			{ event: 'form.submission', formId: 'f1', data: { answers: [{ value: 'a' }, null] } },
+			/data\.answers\[1\] is not an object/,
+		],
+		[
+			'an answer that is a number',
+			{ event: 'form.submission', form: { id: 'f1' }, response: { answers: [5] } },
+			/response\.answers\[0\] is not an object/,
+		],
+		[
+			'a question ID that is an object',
+			{
+				event: 'form.submission',
+				formId: 'f1',
+				data: { answers: [{ questionId: { toString: 1 }, value: 'a' }] },
+			},
+			/data\.answers\[0\]\.questionId is not text/,
+		],
 	])('refuses %s with a message that says what was expected', (_name, body, message) => {
 		const error = errorOf(body);
 		expect(error).toMatch(message);
 		expect(error).toMatch(/Expected a Forms\.wtf webhook delivery/);
+	});
+
+	it.each([
+		[
+			'data',
+			(answers: unknown[]) => ({ event: 'form.submission', formId: 'f1', data: { answers } }),
+		],
+		[
+			'response',
+			(answers: unknown[]) => ({
+				event: 'form.submission',
+				form: { id: 'f1' },
+				response: { answers },
+			}),
+		],
+	])('refuses more answers than any form has (%s.answers), before shaping them', (path, body) => {
+		const answer = { questionId: 'q', questionLabel: 'Same label', value: 'a' };
+		expect(errorOf(body(Array.from({ length: MAX_ANSWERS + 1 }, () => answer)))).toBe(
+			`${path}.answers has ${MAX_ANSWERS + 1} answers; a Forms.wtf delivery has at most ${MAX_ANSWERS}.`,
+		);
+		expect(parse(body(Array.from({ length: MAX_ANSWERS }, () => answer)))).toHaveProperty(
+			'delivery',
+		);
 	});
 });
 

@@ -31,12 +31,30 @@ function nonEmptyString(value: unknown): value is string {
 const EXPECTED =
 	'Expected a Forms.wtf webhook delivery: { "event": "form.submission", "formId", "data": { … } } or { "event": "form.submission", "form": { "id", … }, "response": { … } }.';
 
-/** The answers must be a list; what each answer holds is passed on as it is. */
+/**
+ * More answers than any form has questions. Simplified keys a repeated label "label (2)",
+ * "label (3)", … at a cost that grows with the square of the repeats: 16,000 answers with one
+ * label take 19 s, in which the n8n process answers nothing else. Refused before shaping.
+ */
+export const MAX_ANSWERS = 1000;
+
+/**
+ * The answers must be a list of objects, each question ID (when there) text or a number: the
+ * item's answers are keyed by label, else by question ID. What each answer holds is passed on.
+ */
 function answersProblem(container: IDataObject, path: string): string | undefined {
 	if (!('answers' in container)) return undefined;
-	return Array.isArray(container.answers)
-		? undefined
-		: `${path}.answers is not a list. ${EXPECTED}`;
+	const { answers } = container;
+	if (!Array.isArray(answers)) return `${path}.answers is not a list. ${EXPECTED}`;
+	if (answers.length > MAX_ANSWERS)
+		return `${path}.answers has ${answers.length} answers; a Forms.wtf delivery has at most ${MAX_ANSWERS}.`;
+	for (const [index, answer] of answers.entries()) {
+		if (!isRecord(answer)) return `${path}.answers[${index}] is not an object. ${EXPECTED}`;
+		const { questionId } = answer;
+		if (typeof questionId === 'object' && questionId !== null)
+			return `${path}.answers[${index}].questionId is not text. ${EXPECTED}`;
+	}
+	return undefined;
 }
 
 /** The API reference page's payload: `data.wallet` is the response's `walletAddress`. */
@@ -70,7 +88,8 @@ function fromIntegrationsPayload(body: IDataObject): ParsedDelivery {
 export function parseDelivery(rawBody: Buffer): ParsedDelivery {
 	let body: unknown;
 	try {
-		body = JSON.parse(rawBody.toString('utf8'));
+		// A leading byte-order mark is dropped, as n8n 2.x's JSON body parser does (1.x answers 422).
+		body = JSON.parse(rawBody.toString('utf8').replace(/^\ufeff/, ''));
 	} catch {
 		return { error: `The body is not JSON. ${EXPECTED}` };
 	}

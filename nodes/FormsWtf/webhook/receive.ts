@@ -29,10 +29,19 @@ export interface WebhookSettings {
 	formIds: string[];
 }
 
-/** "a, b c" or ["a", "b"]: the IDs, trimmed, without empties. */
+/**
+ * What people put between IDs they paste: spaces and line breaks, commas, semicolons, pipes,
+ * the quotes and brackets of a copied list, full-width commas, and the invisible zero-width
+ * characters (which `\s` does not cover). A form ID has none of these.
+ */
+const FORM_ID_SEPARATORS = /[\s,;|"'`[\](){}\u200b-\u200d\u2060\ufeff\uff0c\uff1b\u3001]+/;
+
+/** "a, b c", "a;b", '["a", "b"]' or ["a", "b"]: the IDs, without separators or empties. */
 export function parseFormIds(value: unknown): string[] {
-	const parts = Array.isArray(value) ? value.map(String) : String(value ?? '').split(/[\s,]+/);
-	return parts.map((part) => part.trim()).filter((part) => part !== '');
+	const entries: unknown[] = Array.isArray(value) ? value : [value ?? ''];
+	return entries
+		.flatMap((entry) => String(entry).split(FORM_ID_SEPARATORS))
+		.filter((part) => part !== '');
 }
 
 export function readSettings(context: IWebhookFunctions): WebhookSettings {
@@ -53,12 +62,23 @@ function answerOnly(
 	return { noWebhookResponse: true };
 }
 
-async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+const UNREADABLE_BODY =
+	'The body could not be read (a multipart/form-data body is read by n8n as a form). Forms.wtf sends JSON: Content-Type application/json.';
+
+async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | { error: string }> {
 	const request = context.getRequestObject();
 	// n8n reads the body itself only for some content types and node versions; otherwise it is
 	// still unread. The signature covers these bytes: never a re-serialised req.body.
-	if (!Buffer.isBuffer(request.rawBody)) await request.readRawBody();
-	return Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+	if (!Buffer.isBuffer(request.rawBody)) {
+		try {
+			await request.readRawBody();
+		} catch {
+			// n8n has consumed a multipart body with its form parser, or the sender aborted:
+			// readRawBody rejects. Thrown on, it would be a 500 and a failed execution per request.
+			return { error: UNREADABLE_BODY };
+		}
+	}
+	return Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
 }
 
 async function secretOf(context: IWebhookFunctions): Promise<string> {
@@ -71,7 +91,8 @@ async function secretOf(context: IWebhookFunctions): Promise<string> {
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = readSettings(context);
 	const rawBody = await rawBodyOf(context);
-	if (rawBody === undefined || rawBody.length === 0)
+	if (!Buffer.isBuffer(rawBody)) return answerOnly(context, 400, rawBody);
+	if (rawBody.length === 0)
 		return answerOnly(context, 400, {
 			error: 'The body is empty. Expected a Forms.wtf webhook delivery.',
 		});
