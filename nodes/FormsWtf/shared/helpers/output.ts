@@ -21,12 +21,17 @@ export type OutputMode = 'simplified' | 'raw';
 export function simplifyResponse(response: FormResponse): IDataObject {
 	if (!Array.isArray(response.answers)) return { ...response };
 	const byKey = new Map<string, unknown>();
+	// The next suffix to try per label, so that many answers of one label cost each a step,
+	// not a walk over every suffix taken before.
+	const nextSuffix = new Map<string, number>();
 	response.answers.forEach((entry: unknown, index) => {
 		const answer = isRecord(entry) ? entry : undefined;
 		const base =
 			textOf(answer?.questionLabel) ?? textOf(answer?.questionId) ?? `answer ${index + 1}`;
 		let key = base;
-		for (let n = 2; byKey.has(key) || FORBIDDEN_KEYS.has(key); n++) key = `${base} (${n})`;
+		let n = nextSuffix.get(base) ?? 2;
+		while (byKey.has(key) || FORBIDDEN_KEYS.has(key)) key = `${base} (${n++})`;
+		nextSuffix.set(base, n);
 		const value = answer === undefined ? entry : answer.value;
 		byKey.set(key, value === undefined ? null : value);
 	});
