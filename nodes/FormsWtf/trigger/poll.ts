@@ -55,26 +55,22 @@ export async function pollResponses(
 		};
 		try {
 			const listing = await listWatchedForms(settings, client, allowance);
-			if (!state) {
-				const { items, next } = await activate(context, settings, scope, listing, allowance);
-				return commit(next) && items.length ? [items] : null;
+			let learning = new Set<string>();
+			let outcome: Awaited<ReturnType<typeof pollOnce>>;
+			if (!state) outcome = await activate(context, settings, scope, listing, allowance);
+			else {
+				if (settings.watch === 'selectedForms')
+					learning = await followSelection(settings, state, listing, restartAtNow, allowance);
+				if (restartAtNow.length) {
+					const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
+					// The Date header has whole seconds: the end of that second is after every response
+					// that existed when the service answered, so none is emitted again.
+					for (const formId of restartAtNow)
+						state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
+				}
+				outcome = await pollOnce(context, settings, state, listing, allowance, learning);
 			}
-			if (settings.watch === 'selectedForms')
-				await followSelection(settings, state, listing, restartAtNow, allowance);
-			if (restartAtNow.length) {
-				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
-				// The Date header has whole seconds: the end of that second is after every response
-				// that existed when the service answered, so none is emitted again.
-				for (const formId of restartAtNow)
-					state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
-			}
-			const { items, next, failingForm } = await pollOnce(
-				context,
-				settings,
-				state,
-				listing,
-				allowance,
-			);
+			const { items, next, failingForm } = outcome;
 			delete next.failures;
 			if (failingForm) {
 				const cursor = next.forms[failingForm.formId];
