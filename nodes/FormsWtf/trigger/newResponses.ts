@@ -135,6 +135,8 @@ export async function pollOnce(
 					}
 				},
 			);
+			// One Form: the user sees at once why it cannot be read; a passing failure is counted by
+			// the poll (QUIET_FAILURES in poll.ts) with the state left as it was.
 			if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 			const readOfForm: ReadOfForm = {
 				handled,

@@ -25,8 +25,11 @@ const BUDGET_SHARE = 0.8;
 /** n8n's poll budget when it does not say (before 2.41): 5 minutes. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 
-/** Transient failures in a row that are waited out quietly before the user is told. */
-const QUIET_FAILURES = 5;
+/**
+ * Polls in a row that fail with a passing failure before the user is told: the last of them
+ * throws, as a form of several is reported on its 5th poll without progress.
+ */
+const FAILURES_REPORTED = 5;
 
 export async function pollResponses(
 	context: IPollFunctions,
@@ -84,7 +87,7 @@ export async function pollResponses(
 			// The cursors stay as n8n stored them: the next poll reads the same window again.
 			const failures = (state.failures ?? 0) + 1;
 			if (!commit({ ...state, failures })) return null;
-			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
+			if (failures >= FAILURES_REPORTED) throw asNodeError(context.getNode(), error);
 			warn(
 				context,
 				`poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,
