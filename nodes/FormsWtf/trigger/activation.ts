@@ -63,7 +63,7 @@ export async function activate(
 	scope: string,
 	listing: Listing,
 	allowance: PollAllowance,
-): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
+): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForms: FormFailure[] }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
 	if (serviceNowMs === undefined && forms.length)
@@ -90,7 +90,7 @@ export async function activate(
 	} else {
 		learning = watchFrom(settings, state, forms, activatedAtMs, 0);
 	}
-	const { items, next, failingForm } = await pollOnce(
+	const { items, next, failingForms } = await pollOnce(
 		context,
 		settings,
 		state,
@@ -98,7 +98,7 @@ export async function activate(
 		allowance,
 		learning,
 	);
-	return { items, next: { ...next, rev: 0 }, failingForm };
+	return { items, next: { ...next, rev: 0 }, failingForms };
 }
 
 /**

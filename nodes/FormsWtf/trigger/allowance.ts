@@ -30,14 +30,16 @@ export const PAGE_OVERLAP = 3;
 
 /**
  * How far before where a cut read stopped the next poll resumes, at most: room for deletions in
- * between. Never more than a quarter of the pages the server serves (but PAGE_OVERLAP), so that a
- * server of small pages still moves a read forward by most of a page with each request.
+ * between. Never more than a quarter of the pages the server serves, so that a server of small
+ * pages still moves a read forward by most of a page with each request; pages of a dozen or
+ * fewer resume as a page boundary does (PAGE_OVERLAP, and always short of the page).
  */
 const RESUME_OVERLAP = 25;
 
 function resumeOverlap(pageSize: number | undefined): number {
 	if (pageSize === undefined) return RESUME_OVERLAP;
-	return Math.min(RESUME_OVERLAP, Math.max(PAGE_OVERLAP, Math.floor(pageSize / 4)));
+	if (pageSize <= 4 * PAGE_OVERLAP) return Math.max(0, Math.min(PAGE_OVERLAP, pageSize - 1));
+	return Math.min(RESUME_OVERLAP, Math.floor(pageSize / 4));
 }
 
 /**

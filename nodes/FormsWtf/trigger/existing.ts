@@ -60,8 +60,8 @@ export class Candidates {
 
 /**
  * After a poll's reads: forms that left the choice (taken out of the selection, missing from
- * the list of forms, or failing `leaveOutAfterPolls` polls in a row) go on with their new
- * responses only, and never hold up the others; when every form still in the choice has read
+ * the list of forms or denied — not in `listedFormIds` —, or failing `leaveOutAfterPolls` polls
+ * in a row) go on with their new responses only, and never hold up the others; when every form still in the choice has read
  * the window whole, the choice goes on to the next window or ends with the floor.
  */
 export function settleChoice(

@@ -77,13 +77,14 @@ export async function pollOnce(
 	listing: Listing,
 	allowance: PollAllowance,
 	learning: ReadonlySet<string> = new Set(),
-): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
+): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForms: FormFailure[] }> {
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
 	if (state.choice) next.choice = { ...state.choice, forms: [...state.choice.forms] };
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
 	const fresh: Candidate[] = [];
-	let failingForm: FormFailure | undefined;
+	const failingForms: FormFailure[] = [];
+	const unreadable = new Set<string>();
 	const readForms = async (candidates?: Candidates, only?: string[]): Promise<void> => {
 		let failedInARow = 0;
 		for (const form of formsToRead(next, listing, settings)) {
@@ -186,7 +187,9 @@ export async function pollOnce(
 				failedInARow = 0;
 			} else {
 				const cause = read.failure ?? read.stoppedBy;
-				const failedPolls = (cursor.failedPolls ?? 0) + 1;
+				// One Form: the polls that failed as a whole before this one count too (see poll.ts).
+				const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
+				const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
 				updated.failedPolls = failedPolls;
 				const error = errorForStuckForm(context, settings, form, cause, failedPolls);
 				warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
@@ -195,9 +198,11 @@ export async function pollOnce(
 				const due =
 					failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
 					(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-				if (due) failingForm ??= { formId: form.id, error };
+				if (due) failingForms.push({ formId: form.id, error });
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) failedInARow++;
+				// Denied or missing, it cannot hold up the newest existing responses of the others.
+				else if (read.failure !== undefined) unreadable.add(form.id);
 			}
 			next.forms[form.id] = updated;
 		}
@@ -214,7 +219,7 @@ export async function pollOnce(
 			candidates.save();
 			settled = settleChoice(
 				next,
-				new Set(listing.forms.map((form) => form.id)),
+				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
@@ -222,7 +227,7 @@ export async function pollOnce(
 		if (settled === 'chosen') await readForms(undefined, chosenForms);
 	}
 	fresh.sort(compareOldestFirst);
-	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForm };
+	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
 
 function stuckHint(settings: TriggerSettings): string {

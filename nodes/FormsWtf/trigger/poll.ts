@@ -73,20 +73,27 @@ export async function pollResponses(
 				}
 				outcome = await pollOnce(context, settings, state, listing, allowance, learning);
 			}
-			const { items, next, failingForm } = outcome;
+			const { items, next, failingForms } = outcome;
 			delete next.failures;
-			if (failingForm) {
-				const cursor = next.forms[failingForm.formId];
-				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
+			for (const { formId } of failingForms) {
+				const cursor = next.forms[formId];
+				next.forms[formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
 			}
 			if (!commit(next)) return null;
-			if (failingForm) reportFailingForm(context, failingForm.error);
+			for (const { error } of failingForms) reportFailingForm(context, error);
 			return items.length ? [items] : null;
 		} catch (error) {
 			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
-			// The cursors stay as n8n stored them: the next poll reads the same window again.
-			const failures = (state.failures ?? 0) + 1;
-			if (!commit({ ...state, failures })) return null;
+			// The cursors stay as n8n stored them: the next poll reads the same window again. One
+			// Form: the polls before that could not move it (see pollOnce) count too, as one count.
+			const kept: TriggerState = { ...state, forms: { ...state.forms } };
+			const cursor = settings.watch === 'form' ? kept.forms[settings.formId ?? ''] : undefined;
+			const failures = (state.failures ?? 0) + (cursor?.failedPolls ?? 0) + 1;
+			if (cursor?.failedPolls !== undefined) {
+				kept.forms[settings.formId as string] = { ...cursor };
+				delete kept.forms[settings.formId as string].failedPolls;
+			}
+			if (!commit({ ...kept, failures })) return null;
 			if (failures >= FAILURES_REPORTED) throw asNodeError(context.getNode(), error);
 			warn(
 				context,
