@@ -30,16 +30,15 @@ export const PAGE_OVERLAP = 3;
 
 /**
  * How far before where a cut read stopped the next poll resumes, at most: room for deletions in
- * between. Never more than a quarter of the pages the server serves, so that a server of small
- * pages still moves a read forward by most of a page with each request; pages of a dozen or
- * fewer resume as a page boundary does (PAGE_OVERLAP, and always short of the page).
+ * between. Never more than a quarter of the pages the server serves (and always short of one),
+ * so that a server of small pages still moves a read forward by most of a page with each
+ * request, as the pages of one read do (see Continuity).
  */
 const RESUME_OVERLAP = 25;
 
 function resumeOverlap(pageSize: number | undefined): number {
 	if (pageSize === undefined) return RESUME_OVERLAP;
-	if (pageSize <= 4 * PAGE_OVERLAP) return Math.max(0, Math.min(PAGE_OVERLAP, pageSize - 1));
-	return Math.min(RESUME_OVERLAP, Math.floor(pageSize / 4));
+	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1, Math.ceil(pageSize / 4)));
 }
 
 /**

@@ -380,10 +380,11 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	const { startedAtMs } = value as IDataObject;
-	return isFiniteNumber(startedAtMs)
-		? { offset, anchors: read, startedAtMs }
-		: { offset, anchors: read };
+	const { startedAtMs, pageSize } = value as IDataObject;
+	const resume: ResumePoint = { offset, anchors: read };
+	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
+	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
+	return resume;
 }
 
 function readChoice(value: unknown): NewestChoice | undefined {
