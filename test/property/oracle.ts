@@ -73,6 +73,7 @@ export function check(trace: Trace): Violation[] {
 			const versions = byId.get(id)?.versions ?? [];
 			const atOf = (e: Emitted) => versions.find((v) => v.n === versionOf(e.tag))?.atMs;
 			for (let i = 1; i < list.length; i++) {
+				if (startedAfresh(trace, list[i - 1], list[i])) continue;
 				const [before, after] = [atOf(list[i - 1]), atOf(list[i])];
 				if (before !== undefined && after !== undefined && after - before >= lookBackMs) continue;
 				add(
@@ -85,6 +86,7 @@ export function check(trace: Trace): Violation[] {
 		for (let i = 1; i < list.length; i++) {
 			const [before, after] = [list[i - 1], list[i]];
 			if (versionOf(after.tag) > versionOf(before.tag)) continue;
+			if (startedAfresh(trace, before, after)) continue;
 			if (!usable(before.submittedAt) && !usable(after.submittedAt) && before.tag === after.tag)
 				continue; // P3's
 			add(
@@ -177,7 +179,13 @@ export function check(trace: Trace): Violation[] {
 		}
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
-		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials) {
+		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
+		// the others may then need another window, and another poll (docs/trigger-promise.md).
+		const choosing =
+			settings.newestCount !== undefined &&
+			emitSinceMs(settings) === undefined &&
+			!trace.polls.slice(0, poll.index).some((p) => p.emitted.length);
+		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials && !choosing) {
 			const denied = [
 				...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`)),
 			];
@@ -206,6 +214,16 @@ export function check(trace: Trace): Violation[] {
 }
 
 type Add = (property: PropertyId, message: string) => void;
+
+/** Selected Forms: the form was taken out of the selection and selected again in between. */
+function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
+	return trace.selections.some(
+		(selection) =>
+			selection.fromPoll > before.poll &&
+			selection.fromPoll <= after.poll &&
+			!selection.formIds.includes(after.formId),
+	);
+}
 
 /** The version of a response the API showed at `atMs` (undefined: not shown then). */
 function shownAt(response: SimResponse, atMs: number): ResponseVersion | undefined {
@@ -293,7 +311,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	if (newestCount !== undefined) {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
-			const version = shownAt(response, activation.startMs);
+			// Submitted before the moment's second: existing, also when it shows up late.
+			const version =
+				shownAt(response, activation.startMs) ??
+				(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined);
 			if (version && version.atMs < momentMs) existingVersions.push({ response, version });
 		}
 		existingVersions.sort(
@@ -301,21 +322,42 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		);
 		// Each response of the moment's second, and each existing one deleted or updated since,
 		// may take the place of one chosen; ties in the last millisecond may go either way.
-		const band = trace.server.responses.filter((r) => {
-			const version = shownAt(r, activation.endMs);
-			return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
-		}).length;
+		// Each one that showed up late may count either way, too.
+		const band =
+			trace.server.responses.filter((r) => {
+				const version = shownAt(r, activation.endMs);
+				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
+			}).length +
+			existingVersions.filter((e) => e.response.visibleAtMs > activation.startMs).length;
 		const changed = existingVersions.filter(
 			({ response, version }) =>
 				response.deletedAtMs !== undefined || response.versions.at(-1) !== version,
 		).length;
 		const reach = newestCount + band + changed;
-		const edge = existingVersions[Math.min(reach, existingVersions.length) - 1]?.version.atMs;
-		allowedExisting = new Set(
-			existingVersions
+		const newest = (among: typeof existingVersions): string[] => {
+			const edge = among[Math.min(reach, among.length) - 1]?.version.atMs;
+			return among
 				.filter((e, i) => i < reach || e.version.atMs === edge)
-				.map((e) => tagOf(e.response, e.version)),
+				.map((e) => tagOf(e.response, e.version));
+		};
+		// A form that cannot be read while they are chosen may be left out of the choice: then
+		// the newest N come from the other forms.
+		const unreadable = new Set(
+			trace.polls
+				.slice(activation.index)
+				.flatMap((poll) => poll.requests)
+				.filter((r) => r.formId !== undefined && r.status !== 200)
+				.map((r) => r.formId as string),
 		);
+		// All Forms: a form missing from a list of forms leaves the choice too.
+		if (settings.watch === 'allForms')
+			for (const poll of trace.polls.slice(activation.index))
+				for (const formId of trace.watchedFormIds)
+					if (!poll.listedFormIds.includes(formId)) unreadable.add(formId);
+		allowedExisting = new Set([
+			...newest(existingVersions),
+			...newest(existingVersions.filter((e) => !unreadable.has(e.response.formId))),
+		]);
 		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
 		// the newest N - band - changed are all emitted.
 		const disturbed = trace.schedule.steps.some((step) =>

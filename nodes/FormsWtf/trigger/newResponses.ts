@@ -146,7 +146,9 @@ export async function pollOnce(
 				startedAtMs: read.startedAtMs,
 			};
 			const goOn = (resume: ResumePoint): ResumePoint => {
-				const point = read.pageSize === undefined ? resume : { ...resume, pageSize: read.pageSize };
+				// A read that got no page keeps the page size it resumed with.
+				const pageSize = read.pageSize ?? cursor.resume?.pageSize;
+				const point = pageSize === undefined ? resume : { ...resume, pageSize };
 				return read.startedAtMs === undefined ? point : { ...point, startedAtMs: read.startedAtMs };
 			};
 			let updated: FormCursor;
