@@ -308,6 +308,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		(settings.watch !== 'allForms' || activation.listedFormIds.includes(formId));
 	const existingVersions: Array<{ response: SimResponse; version: ResponseVersion }> = [];
 	let allowedExisting = new Set<string>();
+	const undatedExisting: string[] = [];
 	if (newestCount !== undefined) {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
@@ -315,7 +316,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			const version =
 				shownAt(response, activation.startMs) ??
 				(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined);
-			if (version && version.atMs < momentMs) existingVersions.push({ response, version });
+			if (!version || version.atMs >= momentMs) continue;
+			// Without a date at some time, the trigger may or may not have ranked it.
+			if (version.garble !== undefined) undatedExisting.push(tagOf(response, version));
+			else existingVersions.push({ response, version });
 		}
 		existingVersions.sort(
 			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
@@ -328,7 +332,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				const version = shownAt(r, activation.endMs);
 				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
 			}).length +
-			existingVersions.filter((e) => e.response.visibleAtMs > activation.startMs).length;
+			existingVersions.filter((e) => e.response.visibleAtMs > activation.startMs).length +
+			undatedExisting.length;
 		const changed = existingVersions.filter(
 			({ response, version }) =>
 				response.deletedAtMs !== undefined || response.versions.at(-1) !== version,
@@ -354,10 +359,14 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			for (const poll of trace.polls.slice(activation.index))
 				for (const formId of trace.watchedFormIds)
 					if (!poll.listedFormIds.includes(formId)) unreadable.add(formId);
-		allowedExisting = new Set([
-			...newest(existingVersions),
-			...newest(existingVersions.filter((e) => !unreadable.has(e.response.formId))),
-		]);
+		// Any of them may have been left out (at most 4 forms: every subset).
+		const maybeLeftOut = [...unreadable];
+		allowedExisting = new Set(undatedExisting);
+		for (let subset = 0; subset < 1 << maybeLeftOut.length; subset++) {
+			const out = maybeLeftOut.filter((_formId, bit) => subset & (1 << bit));
+			for (const tag of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
+				allowedExisting.add(tag);
+		}
 		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
 		// the newest N - band - changed are all emitted.
 		const disturbed = trace.schedule.steps.some((step) =>
@@ -387,32 +396,33 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		if (settings.watch === 'selectedForms' && !finalSelection.includes(response.formId)) continue;
 		const version = response.versions[response.versions.length - 1];
 		if (version.garble !== undefined) continue;
-		let isNew: boolean;
-		if (!watchedThroughout(response.formId)) {
-			// Added to the selection later: new once it shows up after the poll that first saw the form.
-			let from = 0;
-			for (const [k, selection] of trace.selections.entries())
-				if (!selection.formIds.includes(response.formId)) from = k + 1;
-			// The first poll that read the list of forms after the selection changed, and whose
-			// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
-			// restart, a discarded poll) starts from before it; after the last one, it lives on.
-			const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
-			const firstPoll = trace.polls.find(
-				(poll) =>
-					poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
-					poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
-			);
-			const shownFrom = response.versions.length > 1 ? version.atMs : response.visibleAtMs;
-			// Visible late with a timestamp before that poll's moment: either way (as at activation).
-			isNew =
-				firstPoll !== undefined &&
-				shownFrom > firstPoll.endMs &&
-				version.atMs >= activationFacts(firstPoll).momentMs;
-		} else if (sinceMs !== undefined) isNew = version.atMs >= sinceMs;
-		else
-			isNew =
-				version.atMs >= momentMs && !existing(response, version) && !ambiguous(response, version);
-		if (!isNew) continue;
+		const isNew = (v: ResponseVersion): boolean => {
+			if (!watchedThroughout(response.formId)) {
+				// Added to the selection later: new once it shows up after the poll that first saw the form.
+				let from = 0;
+				for (const [k, selection] of trace.selections.entries())
+					if (!selection.formIds.includes(response.formId)) from = k + 1;
+				// The first poll that read the list of forms after the selection changed, and whose
+				// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
+				// restart, a discarded poll) starts from before it; after the last one, it lives on.
+				const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
+				const firstPoll = trace.polls.find(
+					(poll) =>
+						poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
+						poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+				);
+				const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
+				// Visible late with a timestamp before that poll's moment: either way (as at activation).
+				return (
+					firstPoll !== undefined &&
+					shownFrom > firstPoll.endMs &&
+					v.atMs >= activationFacts(firstPoll).momentMs
+				);
+			}
+			if (sinceMs !== undefined) return v.atMs >= sinceMs;
+			return v.atMs >= momentMs && !existing(response, v) && !ambiguous(response, v);
+		};
+		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
 			if (!emittedTags.has(tagOf(response, version))) {
 				const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
@@ -427,11 +437,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		// Ignore: required once, if it was new when it first appeared (an undated first version
 		// shown at activation cannot be told from an existing one).
 		const first = response.versions[0];
-		const firstNew =
-			sinceMs !== undefined
-				? first.atMs >= sinceMs
-				: first.atMs >= momentMs &&
-					!response.versions.some((v) => existing(response, v) || ambiguous(response, v));
+		const firstNew = response.versions.every(isNew);
 		if (
 			firstNew &&
 			!response.versions.some((v) => v.garble !== undefined && v.atMs <= activation.endMs) &&
@@ -490,7 +496,10 @@ function convergenceBound(trace: Trace): number {
 	const pagesPerForm = Math.ceil(responses / perPage) + 1;
 	// The newest N read up to six growing windows before they emit.
 	const passes = settings.newestCount !== undefined ? 7 : 1;
-	return 10 + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
+	// Several forms: a form whose listing looks unchanged (an update) is read in rotation, at
+	// least once every 20 polls (README).
+	const rotation = settings.watch === 'form' ? 0 : 20;
+	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
 }
 
 function checkConvergence(trace: Trace, add: Add): void {
