@@ -246,6 +246,14 @@ describe('trigger state in static data', () => {
 		expect(repaired?.forms.f1).not.toHaveProperty('backfillOffset');
 	});
 
+	it('keeps the page size a cut read stopped with: its resume starts a part of that page early', () => {
+		const cut = structuredClone(state);
+		cut.forms.f1.resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
+		const staticData: IDataObject = {};
+		writeState(staticData, cut);
+		expect(read(staticData).state?.forms.f1.resume).toEqual(cut.forms.f1.resume);
+	});
+
 	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
 		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');
 		// What the release before stored: f1 still reading the day before activation from a bare
