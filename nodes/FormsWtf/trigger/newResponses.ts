@@ -68,7 +68,7 @@ export interface FormFailure {
  * (see existing.ts). For every form alike: a read cut short (page cap, budget, a wait longer
  * than the budget) resumes where it stopped, proven by its anchors; a read that is not proven
  * reads again from its cursor; a form that fails or cannot move never holds up the others and
- * is reported by name (see noProgress).
+ * is reported by name (FORM_FAILURES_REPORTED).
  */
 export async function pollOnce(
 	context: IPollFunctions,
@@ -137,7 +137,7 @@ export async function pollOnce(
 				},
 			);
 			// One Form: the user sees at once why it cannot be read; a passing failure is counted by
-			// the poll (QUIET_FAILURES in poll.ts) with the state left as it was.
+			// the poll (FAILURES_REPORTED in poll.ts) with the state left as it was.
 			if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
 			const readOfForm: ReadOfForm = {
 				handled,
@@ -215,9 +215,11 @@ export async function pollOnce(
 		// the chosen ones are read (and emitted) at once.
 		const chosenForms = next.choice.forms;
 		let settled: ReturnType<typeof settleChoice>;
+		let only: string[] | undefined;
 		do {
 			const candidates = new Candidates(next.choice, next.activatedAtMs);
-			await readForms(candidates);
+			// A larger window: only the forms of the choice are read again.
+			await readForms(candidates, only);
 			candidates.save();
 			settled = settleChoice(
 				next,
@@ -225,6 +227,7 @@ export async function pollOnce(
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
+			only = next.choice?.forms;
 		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms);
 	}
