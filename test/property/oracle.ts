@@ -532,11 +532,8 @@ function checkTelling(trace: Trace, add: Add): void {
 		for (const [i, poll] of trace.polls.entries()) {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
 			// polls at once start it again.
-			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together') {
-				stuck = 0;
-				told = false;
-				runStart = i;
-			}
+			// (What was told since the last progress stays told: a report repeats only every 60 polls.)
+			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together') stuck = 0;
 			// Its reads (a successful probe of the clock, without `since`, reads nothing).
 			const reads = poll.requests.filter(
 				(r) =>
