@@ -351,7 +351,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			trace.polls
 				.slice(activation.index)
 				.flatMap((poll) => poll.requests)
-				.filter((r) => r.formId !== undefined && r.status !== 200)
+				.filter((r) => r.formId !== undefined && (r.status !== 200 || r.faulted))
 				.map((r) => r.formId as string),
 		);
 		// All Forms: a form missing from a list of forms leaves the choice too.
