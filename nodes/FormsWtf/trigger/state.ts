@@ -27,8 +27,8 @@ import { existingWindowSince } from './time';
  *   moved by an update shift them.
  * - All Forms: the listing (one request) says which forms changed; unchanged ones are read in
  *   rotation (`readAtRev`); a form missing from a listing keeps its cursor for a while
- *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others, and is
- *   reported as an error on a poll with nothing else to emit (`failureReportedAt`).
+ *   (`unlistedSinceMs`); one form failing or unable to move (`failedPolls`) never holds up the
+ *   others, and is reported as an error naming it on its 5th such poll (`failureReportedAt`).
  * - Selected Forms: as All Forms, for the picked forms only; a picked form the listing lacks is
  *   read all the same (a cursor like any other).
  * - The newest N existing responses: `choice` holds the candidates while each form's cursor
@@ -113,7 +113,10 @@ export interface FormCursor {
 	readAtRev?: number;
 	/** Since when (service clock, ms) the listing of forms lacks this form. */
 	unlistedSinceMs?: number;
-	/** Polls in a row whose read of this form failed while the others went on. */
+	/**
+	 * Polls in a row in which this form could not move forward: its read failed, or not one page
+	 * of it could be read within the poll's time (a wait longer than the budget). Reported at 5.
+	 */
 	failedPolls?: number;
 	/** The value of `failedPolls` when the failures were last reported as an error of the workflow. */
 	failureReportedAt?: number;
