@@ -97,7 +97,9 @@ export function check(trace: Trace): Violation[] {
 		const garbled = list.filter((e) => !usable(e.submittedAt));
 		for (const tag of new Set(garbled.map((e) => e.tag))) {
 			const times = garbled.filter((e) => e.tag === tag);
-			if (times.length > 1)
+			// A form selected again started afresh: without a date, what it had is new to it.
+			const again = times.slice(1).filter((e, i) => !startedAfresh(trace, times[i], e));
+			if (again.length)
 				add(
 					'P3',
 					`${tag} (submittedAt unusable) emitted ${times.length} times: ${times.map(describe).join('; ')}`,
