@@ -309,6 +309,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		watchedThroughout(formId) &&
 		(settings.watch !== 'allForms' || activation.listedFormIds.includes(formId));
 	const existingVersions: Array<{ response: SimResponse; version: ResponseVersion }> = [];
+	/** The ids of the existing responses the newest N may hold (in whichever version was read). */
 	let allowedExisting = new Set<string>();
 	const undatedExisting: string[] = [];
 	if (newestCount !== undefined) {
@@ -320,7 +321,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined);
 			if (!version || version.atMs >= momentMs) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
-			if (version.garble !== undefined) undatedExisting.push(tagOf(response, version));
+			if (version.garble !== undefined) undatedExisting.push(response.id);
 			else existingVersions.push({ response, version });
 		}
 		existingVersions.sort(
@@ -343,9 +344,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		const reach = newestCount + band + changed;
 		const newest = (among: typeof existingVersions): string[] => {
 			const edge = among[Math.min(reach, among.length) - 1]?.version.atMs;
-			return among
-				.filter((e, i) => i < reach || e.version.atMs === edge)
-				.map((e) => tagOf(e.response, e.version));
+			return among.filter((e, i) => i < reach || e.version.atMs === edge).map((e) => e.response.id);
 		};
 		// A form that cannot be read while they are chosen may be left out of the choice: then
 		// the newest N come from the other forms.
@@ -366,8 +365,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		allowedExisting = new Set(undatedExisting);
 		for (let subset = 0; subset < 1 << maybeLeftOut.length; subset++) {
 			const out = maybeLeftOut.filter((_formId, bit) => subset & (1 << bit));
-			for (const tag of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
-				allowedExisting.add(tag);
+			for (const id of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
+				allowedExisting.add(id);
 		}
 		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
 		// the newest N - band - changed are all emitted.
@@ -475,7 +474,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
-			if (existing(response, version) && version.atMs < momentMs && !allowedExisting.has(e.tag))
+			if (existing(response, version) && version.atMs < momentMs && !allowedExisting.has(e.id))
 				add(
 					'P7a',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,
