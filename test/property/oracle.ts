@@ -316,9 +316,13 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
 			// Submitted before the moment's second: existing, also when it shows up late.
+			// An update during the activation poll, before the moment's second, is existing too.
+			const during = shownAt(response, activation.endMs);
 			const version =
-				shownAt(response, activation.startMs) ??
-				(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined);
+				during && during.atMs < momentMs
+					? during
+					: (shownAt(response, activation.startMs) ??
+						(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined));
 			if (!version || version.atMs >= momentMs) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
 			if (version.garble !== undefined) undatedExisting.push(response.id);
@@ -335,7 +339,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				const version = shownAt(r, activation.endMs);
 				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
 			}).length +
-			existingVersions.filter((e) => e.response.visibleAtMs > activation.startMs).length +
+			existingVersions.filter(
+				(e) =>
+					e.response.visibleAtMs > activation.startMs ||
+					shownAt(e.response, activation.startMs) !== e.version,
+			).length +
 			undatedExisting.length;
 		const changed = existingVersions.filter(
 			({ response, version }) =>
