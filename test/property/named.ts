@@ -41,7 +41,7 @@ export function serverFor(settings: FuzzSettings): SimServer {
 			order: settings.order,
 			pageCap: settings.pageCap,
 			totalAbsent: settings.totalAbsent,
-			requestMs: REQUEST_MS,
+			requestMs: settings.requestMs ?? REQUEST_MS,
 		},
 		startMs(settings),
 		settings.formCount,
@@ -84,6 +84,8 @@ export async function drain(driver: Driver): Promise<void> {
 		polls: driver.polls,
 		emitted: driver.emitted,
 		finalPolls: 0,
+		converged: driver.converged,
+		selections: driver.selections,
 	};
 	const violations = check(trace);
 	if (violations.length)

@@ -1,35 +1,38 @@
 /**
- * The oracle: the trigger's promise, checked on a Trace. Each property is separate and named,
- * so a failure says which promise broke.
+ * The oracle: the trigger's promise as docs/trigger-promise.md states it, checked on a Trace.
+ * Each property is separate and named, so a failure says which promise broke. It imports
+ * nothing from nodes/: it judges what a user could see (the service's record of responses and
+ * requests, and what each poll emitted or reported).
  *
  * What it assumes about the trigger (and nothing more):
  * - Its part of the workflow's static data (n8n's `node:<name>` key) has a top-level number
- *   `activatedAtMs`: the service's clock at activation, in epoch ms. It appears with the poll
- *   that activates the trigger and never changes afterwards.
+ *   `activatedAtMs` that appears with the poll that activates the trigger and never changes.
  * - Items are emitted in Raw output mode: the response as the API sent it (`id`,
  *   `submittedAt`, `answers`), with `formId` under Selected Forms and All Forms. The simulated
  *   service names the version of each response in its first answer (`<id>#<n>`).
- * - On activation it emits only new responses, or (version 2) every response since a date:
- *   then "new" means submitted at or after that date.
  */
 import type { SimResponse } from '../sim/server';
-import { current } from '../sim/server';
 import type { Emitted, PollRecord, Trace } from './run';
 import { emitSinceMs, REQUEST_MS } from './run';
 import { MISSING_FORM_ID, selectedFormIds } from './schedule';
+import type { ResponseVersion } from '../sim/server';
 
 export const PROPERTIES = {
 	P1: 'P1 no response version is emitted twice (an id again only as a newer version)',
 	P1i: 'P1i with Updated Responses = Ignore, no response is emitted twice within the look-back window',
 	P2a: 'P2a activation moment: activatedAtMs is the service clock at activation, and stays',
-	P2b: 'P2b every response submitted after activation is emitted (its current version)',
-	P2c: 'P2c nothing the API showed before activation (or on an unwatched form) is emitted, unless updated after it',
+	P2b: 'P2b every new response is emitted (its current version)',
+	P2c: 'P2c nothing existing is emitted (unless On Activation asks for it), nothing of a form not watched',
 	P3: 'P3 a response without a usable submittedAt is emitted at most once',
 	P4a: 'P4a no poll fails while the server is healthy',
 	P4b: 'P4b with Selected Forms and All Forms, a form answering 403/404 does not stop the other forms',
 	P4c: "P4c with Selected Forms and All Forms, one form's failure never fails n8n's activation poll (that would keep the trigger inactive)",
 	P5: 'P5 a poll does not wait out a Retry-After longer than its budget',
 	P6: 'P6 with Selected Forms, a selected form the service does not have is reported by its ID',
+	P7a: 'P7a the newest N: no existing response older than the newest N is emitted',
+	P7b: 'P7b the newest N: the newest N existing responses are emitted',
+	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
+	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
 } as const;
 
 export type PropertyId = keyof typeof PROPERTIES;
@@ -57,7 +60,6 @@ export function check(trace: Trace): Violation[] {
 	const add = (property: PropertyId, message: string) => violations.push({ property, message });
 	const { settings } = trace.schedule;
 	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
-	const watched = new Set(trace.watchedFormIds);
 
 	// P1 and P3: repeats.
 	const emissions = new Map<string, Emitted[]>();
@@ -71,6 +73,7 @@ export function check(trace: Trace): Violation[] {
 			const versions = byId.get(id)?.versions ?? [];
 			const atOf = (e: Emitted) => versions.find((v) => v.n === versionOf(e.tag))?.atMs;
 			for (let i = 1; i < list.length; i++) {
+				if (startedAfresh(trace, list[i - 1], list[i])) continue;
 				const [before, after] = [atOf(list[i - 1]), atOf(list[i])];
 				if (before !== undefined && after !== undefined && after - before >= lookBackMs) continue;
 				add(
@@ -83,6 +86,7 @@ export function check(trace: Trace): Violation[] {
 		for (let i = 1; i < list.length; i++) {
 			const [before, after] = [list[i - 1], list[i]];
 			if (versionOf(after.tag) > versionOf(before.tag)) continue;
+			if (startedAfresh(trace, before, after)) continue;
 			if (!usable(before.submittedAt) && !usable(after.submittedAt) && before.tag === after.tag)
 				continue; // P3's
 			add(
@@ -93,7 +97,9 @@ export function check(trace: Trace): Violation[] {
 		const garbled = list.filter((e) => !usable(e.submittedAt));
 		for (const tag of new Set(garbled.map((e) => e.tag))) {
 			const times = garbled.filter((e) => e.tag === tag);
-			if (times.length > 1)
+			// A form selected again started afresh: without a date, what it had is new to it.
+			const again = times.slice(1).filter((e, i) => !startedAfresh(trace, times[i], e));
+			if (again.length)
 				add(
 					'P3',
 					`${tag} (submittedAt unusable) emitted ${times.length} times: ${times.map(describe).join('; ')}`,
@@ -131,6 +137,7 @@ export function check(trace: Trace): Violation[] {
 		}
 	}
 
+<<<<<<< HEAD
 	if (activatedAtMs !== undefined) {
 		const at = activatedAtMs;
 		// Versions submitted at or after this are new: after activation, or from the date asked for
@@ -197,10 +204,17 @@ export function check(trace: Trace): Violation[] {
 			}
 		}
 	}
+=======
+	if (activation) checkActivation(trace, activation, add);
+	checkConvergence(trace, add);
+	checkTelling(trace, add);
+>>>>>>> issue-28
 
 	// P6: a selected form the service does not have is named.
 	const missingSelected =
-		settings.watch === 'selectedForms' && selectedFormIds(settings).includes(MISSING_FORM_ID);
+		settings.watch === 'selectedForms' &&
+		selectedFormIds(settings).includes(MISSING_FORM_ID) &&
+		trace.selections.every((selection) => selection.formIds.includes(MISSING_FORM_ID));
 	const namesMissing = (error: string) => error.includes(`"${MISSING_FORM_ID}"`);
 	if (
 		missingSelected &&
@@ -214,7 +228,10 @@ export function check(trace: Trace): Violation[] {
 	}
 	for (const poll of trace.polls) {
 		// P4a: no failure while healthy (but the report of a selected form that does not exist).
-		const failures = poll.errors.filter((error) => !(missingSelected && namesMissing(error)));
+		const missingThen =
+			settings.watch === 'selectedForms' &&
+			selectionAt(trace, poll.index).includes(MISSING_FORM_ID);
+		const failures = poll.errors.filter((error) => !(missingThen && namesMissing(error)));
 		if (poll.healthyAtStart && failures.length) {
 			add(
 				'P4a',
@@ -233,7 +250,13 @@ export function check(trace: Trace): Violation[] {
 		}
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
-		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials) {
+		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
+		// the others may then need another window, and another poll (docs/trigger-promise.md).
+		const choosing =
+			settings.newestCount !== undefined &&
+			emitSinceMs(settings) === undefined &&
+			!trace.polls.slice(0, poll.index).some((p) => p.emitted.length);
+		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials && !choosing) {
 			const denied = [
 				...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`)),
 			];
@@ -259,6 +282,365 @@ export function check(trace: Trace): Violation[] {
 		}
 	}
 	return violations;
+}
+
+type Add = (property: PropertyId, message: string) => void;
+
+/** Selected Forms: the form was taken out of the selection and selected again in between. */
+function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
+	return trace.selections.some(
+		(selection) =>
+			selection.fromPoll > before.poll &&
+			selection.fromPoll <= after.poll &&
+			!selection.formIds.includes(after.formId),
+	);
+}
+
+/** The version of a response the API showed at `atMs` (undefined: not shown then). */
+function shownAt(response: SimResponse, atMs: number): ResponseVersion | undefined {
+	if (response.visibleAtMs > atMs) return undefined;
+	if (response.deletedAtMs !== undefined && response.deletedAtMs <= atMs) return undefined;
+	let shown: ResponseVersion | undefined;
+	for (const version of response.versions)
+		if ((version.n === 1 ? response.visibleAtMs : version.atMs) <= atMs) shown = version;
+	return shown;
+}
+
+function tagOf(response: SimResponse, version: ResponseVersion): string {
+	return `${response.id}#${version.n}`;
+}
+
+/** The selection in force at a poll (Selected Forms), from the trace's history. */
+function selectionAt(trace: Trace, poll: number): string[] {
+	let formIds = trace.selections[0]?.formIds ?? [];
+	for (const selection of trace.selections)
+		if (selection.fromPoll <= poll) formIds = selection.formIds;
+	return formIds;
+}
+
+/**
+ * What the activation poll tells about existing and new responses: the moment (the second of
+ * the service's first answer), and per form whether its read in that poll was whole (every
+ * page asked with a `since` answered, the last saying no more follow) and what it saw.
+ */
+function activationFacts(activation: PollRecord) {
+	const firstAnswer = activation.requests.find((r) => r.status === 200);
+	const momentMs = Math.floor((firstAnswer?.atMs ?? activation.startMs) / 1000) * 1000;
+	const reads = new Map<string, { whole: boolean; seen: Map<string, number> }>();
+	for (const request of activation.requests) {
+		if (request.formId === undefined || !request.path.endsWith('/responses')) continue;
+		if (request.status === 200 && request.since === undefined) continue; // a probe of the clock
+		const read = reads.get(request.formId) ?? { whole: true, seen: new Map<string, number>() };
+		if (request.status !== 200) read.whole = false;
+		for (const id of request.ids ?? []) if (!read.seen.has(id)) read.seen.set(id, request.atMs);
+		reads.set(request.formId, read);
+	}
+	for (const [formId, read] of reads) {
+		const pages = activation.requests.filter((r) => r.formId === formId && r.since !== undefined);
+		if (!pages.length || pages[pages.length - 1].hasMore !== false) read.whole = false;
+	}
+	return { momentMs, reads };
+}
+
+function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
+	const { settings } = trace.schedule;
+	const sinceMs = emitSinceMs(settings);
+	const newestCount = sinceMs === undefined ? settings.newestCount : undefined;
+	const { momentMs, reads } = activationFacts(activation);
+	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
+	const watchedEver = new Set(trace.watchedFormIds);
+	const finalPoll = trace.polls.length;
+	// Selected Forms: watched from activation on = in every selection from the activation's on.
+	const watchedThroughout = (formId: string): boolean =>
+		settings.watch !== 'selectedForms' ||
+		trace.selections.every(
+			(selection, i) =>
+				selection.formIds.includes(formId) ||
+				(trace.selections[i + 1] !== undefined &&
+					trace.selections[i + 1].fromPoll <= activation.index),
+		);
+	/** Existing: the activation's whole read saw this version, or it was shown before the moment's second. */
+	const existing = (response: SimResponse, version: ResponseVersion): boolean => {
+		if (shownAt(response, activation.startMs) === version && version.atMs < momentMs) return true;
+		const read = reads.get(response.formId);
+		const seenAt = read?.seen.get(response.id);
+		return !!read?.whole && seenAt !== undefined && shownAt(response, seenAt) === version;
+	};
+	/** Submitted in the moment's second or during the activation poll: may count either way. */
+	const ambiguous = (response: SimResponse, version: ResponseVersion): boolean =>
+		version.atMs >= momentMs &&
+		version.atMs <= activation.endMs &&
+		!reads.get(response.formId)?.whole;
+	const describeAt = `activation at ${iso(momentMs)} (poll ${activation.index})`;
+
+	// The newest N: the existing responses, newest first, of the forms the choice reads.
+	const inChoice = (formId: string) =>
+		watchedThroughout(formId) &&
+		(settings.watch !== 'allForms' || activation.listedFormIds.includes(formId));
+	const existingVersions: Array<{ response: SimResponse; version: ResponseVersion }> = [];
+	/** The ids of the existing responses the newest N may hold (in whichever version was read). */
+	let allowedExisting = new Set<string>();
+	const undatedExisting: string[] = [];
+	if (newestCount !== undefined) {
+		for (const response of trace.server.responses) {
+			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
+			// Submitted before the moment's second: existing, also when it shows up late.
+			// An update during the activation poll, before the moment's second, is existing too.
+			const during = shownAt(response, activation.endMs);
+			const version =
+				during && during.atMs < momentMs
+					? during
+					: (shownAt(response, activation.startMs) ??
+						(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined));
+			if (!version || version.atMs >= momentMs) continue;
+			// Without a date at some time, the trigger may or may not have ranked it.
+			if (version.garble !== undefined) undatedExisting.push(response.id);
+			else existingVersions.push({ response, version });
+		}
+		existingVersions.sort(
+			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
+		);
+		// Each response of the moment's second, and each existing one deleted or updated since,
+		// may take the place of one chosen; ties in the last millisecond may go either way.
+		// Each one that showed up late may count either way, too.
+		const band =
+			trace.server.responses.filter((r) => {
+				const version = shownAt(r, activation.endMs);
+				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
+			}).length +
+			existingVersions.filter(
+				(e) =>
+					e.response.visibleAtMs > activation.startMs ||
+					shownAt(e.response, activation.startMs) !== e.version,
+			).length +
+			undatedExisting.length;
+		const changed = existingVersions.filter(
+			({ response, version }) =>
+				response.deletedAtMs !== undefined || response.versions.at(-1) !== version,
+		).length;
+		const reach = newestCount + band + changed;
+		const newest = (among: typeof existingVersions): string[] => {
+			const edge = among[Math.min(reach, among.length) - 1]?.version.atMs;
+			return among.filter((e, i) => i < reach || e.version.atMs === edge).map((e) => e.response.id);
+		};
+		// A form that cannot be read while they are chosen may be left out of the choice: then
+		// the newest N come from the other forms.
+		const unreadable = new Set(
+			trace.polls
+				.slice(activation.index)
+				.flatMap((poll) => poll.requests)
+				.filter((r) => r.formId !== undefined && (r.status !== 200 || r.faulted))
+				.map((r) => r.formId as string),
+		);
+		// All Forms: a form missing from a list of forms leaves the choice too.
+		if (settings.watch === 'allForms')
+			for (const poll of trace.polls.slice(activation.index))
+				for (const formId of trace.watchedFormIds)
+					if (!poll.listedFormIds.includes(formId)) unreadable.add(formId);
+		// Any of them may have been left out (at most 4 forms: every subset).
+		const maybeLeftOut = [...unreadable];
+		allowedExisting = new Set(undatedExisting);
+		for (let subset = 0; subset < 1 << maybeLeftOut.length; subset++) {
+			const out = maybeLeftOut.filter((_formId, bit) => subset & (1 << bit));
+			for (const id of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
+				allowedExisting.add(id);
+		}
+		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
+		// the newest N - band - changed are all emitted.
+		const disturbed = trace.schedule.steps.some((step) =>
+			['fault', 'deny', 'hide', 'select', 'garble', 'submitGarbled'].includes(step.kind),
+		);
+		if (!disturbed) {
+			const emittedTags = new Set(trace.emitted.map((e) => e.tag));
+			const sure = existingVersions.slice(0, Math.max(0, newestCount - band - changed));
+			for (const { response, version } of sure) {
+				const tag = tagOf(response, version);
+				if (response.deletedAtMs !== undefined || response.versions.at(-1) !== version) continue;
+				if (!emittedTags.has(tag))
+					add(
+						'P7b',
+						`${tag} of ${response.formId} (submitted ${iso(version.atMs)}) is among the newest ${newestCount} existing responses (${describeAt}) and was never emitted`,
+					);
+			}
+		}
+	}
+
+	// P2b: every new response is emitted, in its current version.
+	const emittedTags = new Set(trace.emitted.map((e) => e.tag));
+	const emittedIds = new Set(trace.emitted.map((e) => e.id));
+	const finalSelection = selectionAt(trace, finalPoll);
+	for (const response of trace.server.responses) {
+		if (!watchedEver.has(response.formId) || response.deletedAtMs !== undefined) continue;
+		if (settings.watch === 'selectedForms' && !finalSelection.includes(response.formId)) continue;
+		const version = response.versions[response.versions.length - 1];
+		if (version.garble !== undefined) continue;
+		const isNew = (v: ResponseVersion): boolean => {
+			if (!watchedThroughout(response.formId)) {
+				// Added to the selection later: new once it shows up after the poll that first saw the form.
+				let from = 0;
+				for (const [k, selection] of trace.selections.entries())
+					if (!selection.formIds.includes(response.formId)) from = k + 1;
+				// The first poll that read the list of forms after the selection changed, and whose
+				// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
+				// restart, a discarded poll) starts from before it; after the last one, it lives on.
+				const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
+				const firstPoll = trace.polls.find(
+					(poll) =>
+						poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
+						poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+				);
+				const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
+				// Visible late with a timestamp before that poll's moment: either way (as at activation).
+				return (
+					firstPoll !== undefined &&
+					shownFrom > firstPoll.endMs &&
+					v.atMs >= activationFacts(firstPoll).momentMs
+				);
+			}
+			if (sinceMs !== undefined) return v.atMs >= sinceMs;
+			return v.atMs >= momentMs && !existing(response, v) && !ambiguous(response, v);
+		};
+		if (!isNew(version)) continue;
+		if (settings.updatedResponses === 'emit') {
+			if (!emittedTags.has(tagOf(response, version))) {
+				const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
+				add(
+					'P2b',
+					`${tagOf(response, version)} of ${response.formId} (submitted ${iso(version.atMs)}, ${describeAt}) was never emitted` +
+						(others.length ? `; emitted: ${others.join('; ')}` : ''),
+				);
+			}
+			continue;
+		}
+		// Ignore: required once, if it was new when it first appeared (an undated first version
+		// shown at activation cannot be told from an existing one).
+		const first = response.versions[0];
+		const firstNew = response.versions.every(isNew);
+		if (
+			firstNew &&
+			!response.versions.some((v) => v.garble !== undefined && v.atMs <= activation.endMs) &&
+			!emittedIds.has(response.id)
+		)
+			add(
+				'P2b',
+				`${response.id} of ${response.formId} (first submitted ${iso(first.atMs)}, ${describeAt}) was never emitted`,
+			);
+	}
+
+	// P2c and P7a: nothing existing (but what On Activation asks for), nothing unwatched.
+	for (const e of trace.emitted) {
+		const response = byId.get(e.id);
+		const version = response?.versions.find((v) => v.n === versionOf(e.tag));
+		const watchedThen =
+			settings.watch !== 'selectedForms' || selectionAt(trace, e.poll).includes(e.formId);
+		if (!response || !version) {
+			add('P2c', `emitted something the service never had: ${describe(e)}`);
+		} else if (!watchedEver.has(response.formId) || e.formId !== response.formId || !watchedThen) {
+			add(
+				'P2c',
+				`emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`,
+			);
+		} else if (!usable(e.submittedAt) || !watchedThroughout(response.formId)) {
+			// Without a date the trigger cannot tell an existing response from a new one: it is
+			// emitted once (P3). A form selected later is judged from the poll that first saw it.
+			continue;
+		} else if (sinceMs !== undefined) {
+			if (version.atMs < sinceMs && shownAt(response, activation.startMs) === version)
+				add(
+					'P2c',
+					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
+				);
+		} else if (newestCount !== undefined && inChoice(response.formId)) {
+			if (existing(response, version) && version.atMs < momentMs && !allowedExisting.has(e.id))
+				add(
+					'P7a',
+					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,
+				);
+		} else if (existing(response, version)) {
+			add(
+				'P2c',
+				`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}${reads.get(response.formId)?.seen.has(response.id) ? ', seen by its read' : ''})`,
+			);
+		}
+	}
+}
+
+/** How many final polls a healthy, quiet service may take to drain what is due (see P8). */
+function convergenceBound(trace: Trace): number {
+	const { settings } = trace.schedule;
+	const responses = trace.server.responses.filter((r) => r.deletedAtMs === undefined).length;
+	// At most 40 pages a poll (README); pages of a few responses move by what is past the overlap.
+	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
+	const pagesPerForm = Math.ceil(responses / perPage) + 1;
+	// The newest N read up to six growing windows before they emit.
+	const passes = settings.newestCount !== undefined ? 7 : 1;
+	// Several forms: a form whose listing looks unchanged (an update) is read in rotation, at
+	// least once every 20 polls (README).
+	const rotation = settings.watch === 'form' ? 0 : 20;
+	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
+}
+
+function checkConvergence(trace: Trace, add: Add): void {
+	const finals = trace.polls.filter((poll) => poll.kind === 'final');
+	if (!trace.converged) {
+		add(
+			'P8',
+			`after ${finals.length} polls on a healthy, quiet service the trigger still emits or reads (last emitted: poll ${finals.filter((p) => p.emitted.length).at(-1)?.index ?? '-'})`,
+		);
+		return;
+	}
+	const lastBusy = finals.reduce((last, poll, i) => (poll.emitted.length ? i + 1 : last), 0);
+	const bound = convergenceBound(trace);
+	if (lastBusy > bound)
+		add(
+			'P8',
+			`the healthy, quiet service took ${lastBusy} polls to drain; at most ${bound} for ${trace.server.responses.length} responses in pages of ${trace.schedule.settings.pageCap}`,
+		);
+}
+
+/** Polls in a row a form may make no progress before an error must name it. */
+const TOLD_AFTER_POLLS = 5;
+
+function checkTelling(trace: Trace, add: Add): void {
+	const { settings } = trace.schedule;
+	for (const formId of trace.watchedFormIds) {
+		let stuck = 0;
+		let runStart = 0;
+		let told = false;
+		for (const [i, poll] of trace.polls.entries()) {
+			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
+			// polls at once start it again.
+			// (What was told since the last progress stays told: a report repeats only every 60 polls.)
+			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together') stuck = 0;
+			// Its reads (a successful probe of the clock, without `since`, reads nothing).
+			const reads = poll.requests.filter(
+				(r) =>
+					r.formId === formId &&
+					r.path.endsWith('/responses') &&
+					!(r.status === 200 && r.since === undefined),
+			);
+			if (!reads.length) continue;
+			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
+				stuck = 0;
+				told = false;
+				runStart = i + 1;
+				continue;
+			}
+			stuck++;
+			told ||= trace.polls
+				.slice(runStart, i + 1)
+				.some((p) => p.errors.some((error) => settings.watch === 'form' || error.includes(formId)));
+			if (stuck === TOLD_AFTER_POLLS && !told)
+				add(
+					'P9',
+					`${formId} got no page of responses on ${stuck} polls in a row (polls ${trace.polls
+						.slice(runStart, i + 1)
+						.filter((p) => p.requests.some((r) => r.formId === formId))
+						.map((p) => `${p.index} (${describePoll(p)})`)
+						.join(', ')}) and no error named it`,
+				);
+		}
+	}
 }
 
 function describePoll(poll: PollRecord): string {

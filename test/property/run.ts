@@ -74,10 +74,15 @@ export interface Trace {
 	emitted: Emitted[];
 	/** Polls it took at the end until nothing more came. */
 	finalPolls: number;
+	/** Whether the final polls went quiet (nothing emitted, no read under way) before their cap. */
+	converged: boolean;
+	/** Selected Forms: the selection from each poll on (the first entry from poll 0). */
+	selections: Array<{ fromPoll: number; formIds: string[] }>;
 }
 
 const QUIET_FINAL_POLLS = { form: 2, selectedForms: 24, allForms: 24 };
-const MAX_FINAL_POLLS = 80;
+export const MAX_FINAL_POLLS = 150;
+const SILENT_FINAL_POLLS = 40;
 
 export function toServerEvent(event: EventStep, settings: FuzzSettings): ServerEvent {
 	if (event.kind !== 'late') return event;
@@ -113,16 +118,21 @@ export function triggerParameters(settings: FuzzSettings): IDataObject {
 			options: {
 				lookBackMinutes: settings.lookBackMinutes,
 				updatedResponses: settings.updatedResponses,
+				...(settings.newestCount !== undefined && { backfill: settings.newestCount }),
 			},
 		};
 	}
 	const sinceMs = emitSinceMs(settings);
+	const onActivation =
+		sinceMs !== undefined
+			? { onActivation: 'since', submittedSince: new Date(sinceMs).toISOString() }
+			: settings.newestCount !== undefined
+				? { onActivation: 'newest', existingCount: settings.newestCount }
+				: { onActivation: 'newOnly' };
 	return {
 		...watched,
 		event: settings.updatedResponses === 'ignore' ? 'newResponse' : 'newOrUpdatedResponse',
-		...(sinceMs === undefined
-			? { onActivation: 'newOnly' }
-			: { onActivation: 'since', submittedSince: new Date(sinceMs).toISOString() }),
+		...onActivation,
 		options: { lookBackMinutes: settings.lookBackMinutes },
 	};
 }
@@ -134,13 +144,18 @@ export function buildServer(settings: FuzzSettings): SimServer {
 			order: settings.order,
 			pageCap: settings.pageCap,
 			totalAbsent: settings.totalAbsent,
-			requestMs: REQUEST_MS,
+			requestMs: settings.requestMs ?? REQUEST_MS,
 		},
 		startMs(settings),
 		settings.formCount,
 	);
 	for (let form = 0; form < settings.formCount; form++) {
-		server.seed(form, settings.seeded[form] ?? 0, settings.seedAgoMs, 1_000);
+		server.seed(
+			form,
+			settings.seeded[form] ?? 0,
+			settings.seedAgoMs,
+			settings.seedSpacingMs ?? 1_000,
+		);
 	}
 	return server;
 }
@@ -150,6 +165,9 @@ export class Driver {
 	readonly polls: PollRecord[] = [];
 	readonly emitted: Emitted[] = [];
 	readonly session: SimTriggerSession;
+	readonly selections: Array<{ fromPoll: number; formIds: string[] }>;
+	/** Whether the last drain went quiet before its cap. */
+	converged = false;
 	private step = -1;
 
 	constructor(
@@ -163,13 +181,25 @@ export class Driver {
 			randomSeed,
 			settings.version,
 		);
+		this.selections = [{ fromPoll: 0, formIds: selectedFormIds(settings) }];
 	}
 
+	/** The forms the trigger watches at some time (Selected Forms: selected at some time). */
 	get watchedFormIds(): string[] {
 		if (this.settings.watch === 'form') return ['form0'];
 		const forms = this.server.forms.map((form) => form.id);
 		if (this.settings.watch === 'allForms') return forms;
-		return selectedFormIds(this.settings).filter((formId) => forms.includes(formId));
+		const ever = new Set(this.selections.flatMap((selection) => selection.formIds));
+		return forms.filter((formId) => ever.has(formId));
+	}
+
+	/** Selected Forms: the user picks other forms and saves the workflow (n8n activates it again). */
+	select(selected: number[]): void {
+		if (this.settings.watch !== 'selectedForms') return;
+		const settings = { ...this.settings, selected, selectMissing: false };
+		const formIds = selectedFormIds(settings);
+		this.selections.push({ fromPoll: this.polls.length, formIds });
+		this.session.setParameters(triggerParameters(settings));
 	}
 
 	atStep(step: number): void {
@@ -195,7 +225,9 @@ export class Driver {
 	private async record(
 		kind: PollKind,
 		budgetMs: number | undefined,
-		run: () => Promise<Array<{ items: IDataObject[]; error?: Error; activationFailed?: boolean }>>,
+		run: () => Promise<
+			Array<{ items: IDataObject[]; error?: Error; errors?: Error[]; activationFailed?: boolean }>
+		>,
 	): Promise<PollRecord> {
 		const withoutDenials =
 			this.settings.watch !== 'form' && (kind === 'poll' || kind === 'final')
@@ -232,7 +264,9 @@ export class Driver {
 			healthyAtStart: !faultsPending && !denialsPending,
 			onlyDenialsAtStart: !faultsPending && denialsPending,
 			listedFormIds,
-			errors: outcomes.flatMap((outcome) => (outcome.error ? [outcome.error.message] : [])),
+			errors: outcomes.flatMap((outcome) =>
+				(outcome.errors ?? (outcome.error ? [outcome.error] : [])).map((error) => error.message),
+			),
 			activationFailed: outcomes.some((outcome) => outcome.activationFailed === true),
 			emitted,
 			activatedAtMsAfter: state?.activatedAtMs,
@@ -292,21 +326,30 @@ export class Driver {
 		this.server.heal();
 		const quiet = QUIET_FINAL_POLLS[this.settings.watch];
 		let quietPolls = 0;
+		let silentPolls = 0;
 		let polls = 0;
-		while (quietPolls < quiet && polls < MAX_FINAL_POLLS) {
+		// Quiet: `quiet` polls in a row emit nothing with no read under way; a read under way (a
+		// cut read, the newest N being chosen) may emit later, unless it stays silent for long (a
+		// window of more responses than one poll reads, read again on every poll).
+		while (quietPolls < quiet && silentPolls < SILENT_FINAL_POLLS && polls < MAX_FINAL_POLLS) {
 			const record = await this.poll({ final: true });
 			polls++;
-			// A read cut short (a resume point in a form's cursor) is still under way: not quiet yet.
-			const quietNow =
-				record.emitted.length === 0 && record.errors.length === 0 && !this.readUnderWay();
-			quietPolls = quietNow ? quietPolls + 1 : 0;
+			const silent = record.emitted.length === 0 && record.errors.length === 0;
+			silentPolls = silent ? silentPolls + 1 : 0;
+			quietPolls = silent && !this.readUnderWay() ? quietPolls + 1 : 0;
 		}
+		this.converged = quietPolls >= quiet || silentPolls >= SILENT_FINAL_POLLS;
 		return polls;
 	}
 
-	/** Whether a form's cursor holds a resume point: the trigger's stored state (state.ts). */
+	/**
+	 * Whether a read is under way: a form's cursor holds a resume point, or the newest existing
+	 * responses are still being chosen (the trigger's stored state, state.ts).
+	 */
 	private readUnderWay(): boolean {
-		const forms = this.session.triggerState?.forms;
+		const state = this.session.triggerState;
+		if (state?.choice !== undefined) return true;
+		const forms = state?.forms;
 		if (!forms || typeof forms !== 'object') return false;
 		return Object.values(forms as Record<string, unknown>).some(
 			(cursor) => typeof cursor === 'object' && cursor !== null && 'resume' in cursor,
@@ -357,6 +400,9 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 						await driver.pollTogether();
 					else await driver.poll();
 					break;
+				case 'select':
+					driver.select(step.selected);
+					break;
 				default:
 					server.apply(toServerEvent(step, settings));
 			}
@@ -369,6 +415,8 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 			polls: driver.polls,
 			emitted: driver.emitted,
 			finalPolls,
+			converged: driver.converged,
+			selections: driver.selections,
 		};
 	} finally {
 		undoWaits();

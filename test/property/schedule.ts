@@ -15,7 +15,7 @@ import type {
 	WrongShape,
 } from '../sim/server';
 
-export type Budget = 'default' | '36s' | '3s' | 'tiny';
+export type Budget = 'default' | '36s' | '3s' | '1s' | 'tiny';
 
 export const BUDGET_MS: Record<Budget, number> = {
 	// n8n-core's PollContext default (5 minutes), what n8n gives every poll without its durable scheduler.
@@ -23,6 +23,7 @@ export const BUDGET_MS: Record<Budget, number> = {
 	// n8n 2.41's durable scheduler.
 	'36s': 36_000,
 	'3s': 3_000,
+	'1s': 1_000,
 	// Cuts a poll after its first page (every request costs virtual time, and the trigger's Date.now is virtual).
 	tiny: 1,
 };
@@ -46,6 +47,13 @@ export interface FuzzSettings {
 	 * before the virtual clock's start (undefined: only new responses).
 	 */
 	sinceAgoMs?: number;
+	/**
+	 * On Activation, the newest N existing responses, then new ones (version 1: Existing
+	 * Responses to Emit; version 2: The Newest Existing Responses); undefined: not asked for.
+	 */
+	newestCount?: number;
+	/** Virtual time one request takes (a page's latency); 1 ms when absent. */
+	requestMs?: number;
 	lookBackMinutes: number;
 	updatedResponses: 'emit' | 'ignore';
 	since: SinceMode;
@@ -58,6 +66,8 @@ export interface FuzzSettings {
 	/** Responses each form already has before the schedule, the newest `seedAgoMs` ago. */
 	seeded: number[];
 	seedAgoMs: number;
+	/** How far apart the existing responses are (0: all in one millisecond); 1 s when absent. */
+	seedSpacingMs?: number;
 }
 
 /** A server event; `form` indexes the forms (modulo their number), `pick` an alive response of it. */
@@ -84,7 +94,9 @@ export type Step =
 	| { kind: 'poll'; budget: Budget }
 	| { kind: 'discardedPoll' }
 	| { kind: 'restart' }
-	| { kind: 'pollTogether' };
+	| { kind: 'pollTogether' }
+	/** Selected Forms: the user picks these forms (indexes) and saves: n8n activates the trigger again. */
+	| { kind: 'select'; selected: number[] };
 
 export interface Schedule {
 	settings: FuzzSettings;
@@ -174,7 +186,7 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 			{
 				kind: fc.constant('fault' as const),
 				fault,
-				times: fc.integer({ min: 1, max: 6 }),
+				times: fc.integer({ min: 1, max: 14 }),
 				form: formIndex,
 			},
 			{ requiredKeys: ['kind', 'fault', 'times'] },
@@ -195,7 +207,8 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{
 		arbitrary: fc.record({
 			kind: fc.constant('during' as const),
-			afterRequests: fc.integer({ min: 2, max: 6 }),
+			// 1: just before the poll's first request (the activation's moment, in a burst).
+			afterRequests: fc.integer({ min: 1, max: 6 }),
 			event: eventStep,
 		}),
 		weight: 4,
@@ -203,13 +216,20 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{
 		arbitrary: fc.record({
 			kind: fc.constant('poll' as const),
-			budget: fc.constantFrom<Budget>('default', 'tiny', '3s', '36s'),
+			budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '3s', '36s'),
 		}),
 		weight: 12,
 	},
 	{ arbitrary: fc.constant({ kind: 'discardedPoll' as const }), weight: 2 },
 	{ arbitrary: fc.constant({ kind: 'restart' as const }), weight: 2 },
 	{ arbitrary: fc.constant({ kind: 'pollTogether' as const }), weight: 2 },
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('select' as const),
+			selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+		}),
+		weight: 1,
+	},
 );
 
 const settingsRecord = fc.record({
@@ -224,23 +244,32 @@ const settingsRecord = fc.record({
 		{ nil: undefined },
 	),
 	// Small windows more often: a loss shows when a response falls out of the window unread.
+	newestCount: fc.oneof(
+		{ arbitrary: fc.constant(undefined), weight: 2 },
+		{ arbitrary: fc.constantFrom(1, 3, 5, 20, 50), weight: 1 },
+	),
+	// Pages of 1 ms (a fast service), 100 ms (against a 1 s budget: a few pages a poll), 2 s.
+	requestMs: fc.constantFrom(1, 1, 1, 100, 2_000),
 	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
 	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
 	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive', 'wholeSeconds'),
 	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
 	// Pages no bigger than the trigger's overlap between pages, too (2, 4). A server serving one
 	// response per page leaves no room for the continuity proof (docs/trigger.md, Limits).
-	pageCap: fc.constantFrom(7, 1000, 50, 4, 2),
+	pageCap: fc.constantFrom(7, 1000, 50, 4, 2, 5, 3),
 	totalAbsent: fc.boolean(),
 	startOffsetMs: fc.integer({ min: 0, max: 999 }),
 	seeded: fc.array(fc.nat({ max: 15 }), { minLength: 4, maxLength: 4 }),
-	seedAgoMs: fc.constantFrom(0, 1, 500, 30_000, 3_600_000),
+	seedAgoMs: fc.constantFrom(0, 1, 5, 500, 30_000, 3_600_000),
+	// Existing responses this far apart: 1 s, or a burst of one millisecond each.
+	seedSpacingMs: fc.constantFrom(1_000, 1_000, 1, 0),
 });
 
 export const settings: fc.Arbitrary<FuzzSettings> = settingsRecord.map((s) => {
 	// A date to start from is a version 2 parameter.
-	const { sinceAgoMs, ...rest } = s;
-	return s.version === 2 && sinceAgoMs !== undefined ? { ...rest, sinceAgoMs } : rest;
+	const { sinceAgoMs, newestCount, ...rest } = s;
+	if (s.version === 2 && sinceAgoMs !== undefined) return { ...rest, sinceAgoMs };
+	return newestCount === undefined ? rest : { ...rest, newestCount };
 });
 
 export const schedule: fc.Arbitrary<Schedule> = fc.record({
@@ -260,15 +289,17 @@ export function formatSettings(s: FuzzSettings): string {
 				? `All Forms (${s.formCount})`
 				: `Selected Forms ${JSON.stringify(selectedFormIds(s))} (of ${s.formCount})`;
 	const start =
-		s.sinceAgoMs === undefined
-			? 'only new'
-			: `every response since ${s.sinceAgoMs} ms before the start`;
+		s.sinceAgoMs !== undefined
+			? `every response since ${s.sinceAgoMs} ms before the start`
+			: s.newestCount !== undefined
+				? `the newest ${s.newestCount} existing responses`
+				: 'only new';
 	return [
 		`trigger version ${s.version}; watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}; on activation: ${start}`,
-		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}`,
+		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}, ${s.requestMs ?? 1} ms a request`,
 		`clock starts at +${s.startOffsetMs} ms in its second; existing responses per form ${JSON.stringify(
 			s.seeded.slice(0, s.formCount),
-		)}, the newest ${s.seedAgoMs} ms ago`,
+		)}, the newest ${s.seedAgoMs} ms ago, ${s.seedSpacingMs ?? 1_000} ms apart`,
 	].join('\n');
 }
 
@@ -341,6 +372,8 @@ export function formatStep(s: Step, formCount = 4): string {
 			return 'RESTART n8n (new activation from stored static data)';
 		case 'pollTogether':
 			return "TWO POLLS at once (one plain poll if it is n8n's activation poll)";
+		case 'select':
+			return `SELECT ${JSON.stringify(s.selected.map((form) => `form${form % formCount}`))} and save (Selected Forms)`;
 		default:
 			return formatEvent(s, formCount);
 	}

@@ -42,8 +42,8 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 		});
 	});
 
-	describe('2. responses that arrive while the activation poll reads are emitted', () => {
-		it('during a 429 wait of the activation poll', async () => {
+	describe('2. responses that arrive while the activation poll reads: existing if its read saw them, new if not', () => {
+		it('during a 429 wait of the activation poll, before the form is read: the read sees it, so it is existing', async () => {
 			const { server, driver } = setUp({ watch: 'allForms', formCount: 1 });
 			server.seed(0, 5, MINUTE, 1_000);
 			// The listing answers (the activation moment), then the form's read gets a 429 with
@@ -58,20 +58,23 @@ describe('Forms.wtf Trigger, the cases of issue 19 on the simulated service', ()
 			expect(server.responses.find((r) => r.id === arrived)?.versions[0].atMs).toBeGreaterThan(
 				activation.startMs + 8_000,
 			);
+			expect(activation.requests.some((r) => r.ids?.includes(arrived))).toBe(true);
 			await drain(driver);
-			expect(timesEmitted(driver.emitted, arrived)).toBe(1);
+			expect(timesEmitted(driver.emitted, arrived)).toBe(0);
 		});
 
-		it('on the second form of All Forms while the first is read', async () => {
+		it('on the first form of All Forms while the second is read: its read is over, so it is new', async () => {
 			const { server, driver } = setUp({ watch: 'allForms', formCount: 2, pageCap: 7 });
-			server.seed(0, 20, MINUTE, 1_000);
-			server.seed(1, 3, MINUTE, 1_000);
+			server.seed(0, 3, MINUTE, 1_000);
+			server.seed(1, 20, MINUTE, 1_000);
 			server.apply({ kind: 'advance', ms: 400 });
-			// Request 1 lists the forms, 2..4 read form0's pages: a response arrives on form1 meanwhile.
-			server.arm(3, { kind: 'submit', form: 1, count: 1 });
+			// Request 1 lists the forms, 2 reads form0, 3.. read form1's pages: a response arrives
+			// on form0 meanwhile.
+			server.arm(4, { kind: 'submit', form: 0, count: 1 });
 			const activation = await driver.poll();
 			expect(activation.errors).toEqual([]);
-			const arrived = aliveIds(server, 'form1').at(-1) as string;
+			const arrived = aliveIds(server, 'form0').at(-1) as string;
+			expect(activation.requests.some((r) => r.ids?.includes(arrived))).toBe(false);
 			await drain(driver);
 			expect(timesEmitted(driver.emitted, arrived)).toBe(1);
 		});

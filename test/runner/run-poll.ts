@@ -169,8 +169,10 @@ export async function runPoll(args: RunPollArgs): Promise<RunPollResult> {
 
 export interface PollTickResult {
 	items: INodeExecutionData[][] | null;
-	/** What the poll threw, or reported through n8n's __emitError. */
+	/** What the poll threw, or reported through n8n's __emitError (the last of them). */
 	error?: Error;
+	/** Everything it reported through __emitError or threw, in order. */
+	errors?: Error[];
 	/** n8n's activation poll threw: n8n fails the activation (and keeps nothing of the poll). */
 	activationFailed?: boolean;
 	/** Whether n8n would have written static data to its database after this poll. */
@@ -266,6 +268,7 @@ export class ActivePollTrigger {
 			},
 			__emitError: (error: Error) => {
 				outcome.error = error;
+				outcome.errors = [...(outcome.errors ?? []), error];
 				this.context.__emitError(error);
 			},
 		});
@@ -295,8 +298,8 @@ export class ActivePollTrigger {
 		} else {
 			await executePoll(false);
 		}
-		const { items, error, staticDataSaved } = outcome;
-		return { items, ...(error && { error }), staticDataSaved };
+		const { items, error, errors, staticDataSaved } = outcome;
+		return { items, ...(error && { error }), ...(errors && { errors }), staticDataSaved };
 	}
 
 	/** The workflow's static data as a JSON copy, as the database column would hold it. */

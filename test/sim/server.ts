@@ -119,6 +119,9 @@ export interface RequestRecord {
 	denied: boolean;
 	/** The ids of a page of responses served. */
 	ids?: string[];
+	/** A page of responses: the `since` it was asked with, and whether it said more follow. */
+	since?: string;
+	hasMore?: boolean;
 }
 
 export const SIM_BASE_URL = 'https://sim.forms.wtf/api/v1';
@@ -393,6 +396,8 @@ export class SimServer {
 			return this.reply(atMs, 400, { error: page });
 		}
 		record.ids = (page.responses as IDataObject[]).map((r) => r.id as string);
+		if (qs.since !== undefined) record.since = String(qs.since);
+		record.hasMore = page.hasMore === true;
 		return this.reply(atMs, 200, page);
 	};
 

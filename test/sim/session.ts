@@ -28,6 +28,8 @@ let sessions = 0;
 export interface TickOutcome {
 	items: IDataObject[];
 	error?: Error;
+	/** Every error the poll reported or threw (several forms may be reported by one poll). */
+	errors?: Error[];
 	/** n8n's activation poll threw, so n8n failed the activation. */
 	activationFailed?: boolean;
 }
@@ -47,7 +49,7 @@ export class SimTriggerSession {
 
 	constructor(
 		private readonly server: SimServer,
-		private readonly parameters: IDataObject,
+		private parameters: IDataObject,
 		randomSeed = 1,
 		private readonly typeVersion = 1,
 	) {
@@ -106,6 +108,7 @@ export class SimTriggerSession {
 		return {
 			items: (tick.items?.[0] ?? []).map((item) => item.json),
 			error: tick.error,
+			errors: tick.errors ?? (tick.error ? [tick.error] : []),
 			...(tick.activationFailed && { activationFailed: true }),
 		};
 	}
@@ -122,7 +125,17 @@ export class SimTriggerSession {
 		return ticks.map((tick) => ({
 			items: (tick.items?.[0] ?? []).map((item) => item.json),
 			error: tick.error,
+			errors: tick.errors ?? (tick.error ? [tick.error] : []),
 		}));
+	}
+
+	/**
+	 * The user changes the trigger's parameters and saves the workflow: n8n activates it again
+	 * from the stored static data.
+	 */
+	setParameters(parameters: IDataObject): void {
+		this.parameters = parameters;
+		this.restart();
 	}
 
 	/** n8n stops (or is killed) and starts again: the next poll loads the stored static data. */

@@ -216,19 +216,96 @@ describe('trigger state in static data', () => {
 		expect(repairs).toHaveLength(1);
 	});
 
-	it('a rev or a backfill of the wrong shape is repaired: no more existing responses are emitted', () => {
+	it('a rev or a choice of the wrong shape is repaired: no more existing responses are emitted', () => {
 		const broken = {
 			...structuredClone(state),
 			rev: 'x',
-			backfill: { limit: 'ten' },
-			forms: { f1: { ...state.forms.f1, backfillOffset: 3, newestMs: 7_000 } },
+			choice: { limit: 'ten' },
+			forms: { f1: { ...state.forms.f1, choice: 'reading', newestMs: 7_000 } },
 		} as unknown as IDataObject;
 		const { state: repaired, repairs } = read(broken);
 		expect(repairs).toHaveLength(2);
 		expect(repaired?.rev).toBe(0);
-		expect(repaired?.backfill).toBeUndefined();
+		expect(repaired?.choice).toBeUndefined();
 		expect(repaired?.forms.f1).toMatchObject({ floor: { atMs: 7_000, id: LAST_ID } });
-		expect(repaired?.forms.f1.backfillOffset).toBeUndefined();
+		expect(repaired?.forms.f1.choice).toBeUndefined();
+	});
+
+	it('a backfill of version 2 of the wrong shape is repaired the same way', () => {
+		const broken = {
+			...structuredClone(state),
+			version: 2,
+			backfill: { limit: 'ten' },
+			forms: { f1: { ...state.forms.f1, backfillOffset: 3, newestMs: 7_000 } },
+		} as unknown as IDataObject;
+		const { state: repaired, repairs } = read(broken);
+		expect(repairs).toHaveLength(1);
+		expect(repaired?.choice).toBeUndefined();
+		expect(repaired?.forms.f1).toMatchObject({ floor: { atMs: 7_000, id: LAST_ID } });
+		expect(repaired?.forms.f1.choice).toBeUndefined();
+		expect(repaired?.forms.f1).not.toHaveProperty('backfillOffset');
+	});
+
+	it('keeps the page size a cut read stopped with: its resume starts a part of that page early', () => {
+		const cut = structuredClone(state);
+		cut.forms.f1.resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
+		const staticData: IDataObject = {};
+		writeState(staticData, cut);
+		expect(read(staticData).state?.forms.f1.resume).toEqual(cut.forms.f1.resume);
+	});
+
+	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
+		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');
+		// What the release before stored: f1 still reading the day before activation from a bare
+		// offset, f2 done with it, f3 left out (its floor at activation), two candidates kept.
+		const storedByVersion2: IDataObject = {
+			version: 2,
+			scope: 'selected',
+			rev: 3,
+			activatedAtMs,
+			forms: {
+				f1: { since: '2026-11-20T09:49:59.999Z', seen: {}, backfillOffset: 19 },
+				f2: { since: '2026-11-20T09:49:59.999Z', seen: {} },
+				f3: {
+					since: '2026-11-20T09:49:59.999Z',
+					seen: {},
+					floor: { atMs: activatedAtMs, id: LAST_ID },
+				},
+			},
+			backfill: {
+				limit: 5,
+				forms: ['f1', 'f2'],
+				window: 1,
+				newest: [
+					['f1', 'a', activatedAtMs - 5_000],
+					['f2', 'b', activatedAtMs - 9_000],
+				],
+			},
+		};
+		const { state: migrated, repairs } = readState(storedByVersion2, 'selected', LOOK_BACK_MS);
+		expect(repairs).toEqual([]);
+		expect(migrated?.version).toBe(STATE_VERSION);
+		expect(migrated?.choice).toEqual({
+			limit: 5,
+			forms: ['f1', 'f2'],
+			window: 1,
+			chosen: [
+				['f1', 'a', activatedAtMs - 5_000],
+				['f2', 'b', activatedAtMs - 9_000],
+			],
+		});
+		// The bare offset is not trusted: f1 reads the day before activation again from its start.
+		const dayBefore = new Date(activatedAtMs - 86_400_000 - 1).toISOString();
+		expect(migrated?.forms.f1).toEqual({ since: dayBefore, seen: {}, choice: 'reading' });
+		expect(migrated?.forms.f2).toEqual({ since: dayBefore, seen: {}, choice: 'read' });
+		expect(migrated?.forms.f3).toEqual(
+			storedByVersion2.forms && (storedByVersion2.forms as IDataObject).f3,
+		);
+		// Written back, it is the new shape: no backfill, no offsets.
+		const staticData: IDataObject = { ...storedByVersion2 };
+		writeState(staticData, migrated as TriggerState);
+		expect(staticData).not.toHaveProperty('backfill');
+		expect(JSON.stringify(staticData)).not.toContain('backfillOffset');
 	});
 });
 

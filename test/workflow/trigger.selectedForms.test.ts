@@ -106,16 +106,19 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 	it('names a selected form that does not exist, and goes on with the others', async () => {
 		const bugs = await harness.control.form('bugs');
 		const trigger = new TriggerSession(harness, selected([bugs.id, 'frm_deleted']), undefined, V2);
-		expect((await trigger.poll()).error).toBeUndefined();
-		const response = await harness.control.submitResponse(bugs.id);
-		// The poll emits the other form's response, and reports the missing form on its own
-		// (n8n's __emitError: an error execution), naming it by its ID.
-		const first = await trigger.poll();
-		expect(ids(first.items)).toEqual([response.id]);
-		expect(first.error?.message).toBe('Selected form "frm_deleted" could not be found');
-		expect((first.error as { description?: string }).description).toContain(
+		// The activation poll reads every selected form, and reports the missing one on its own
+		// (n8n's __emitError: an error execution), naming it by its ID, without failing the activation.
+		const activation = await trigger.poll();
+		expect(activation.activationFailed).toBeUndefined();
+		expect(activation.error?.message).toBe('Selected form "frm_deleted" could not be found');
+		expect((activation.error as { description?: string }).description).toContain(
 			'Remove it from "Form Names or IDs"',
 		);
+		// The poll emits the other form's response.
+		const response = await harness.control.submitResponse(bugs.id);
+		const first = await trigger.poll();
+		expect(ids(first.items)).toEqual([response.id]);
+		expect(first.error).toBeUndefined();
 		// Reported once, not on every poll; new responses still come.
 		expect((await trigger.poll()).error).toBeUndefined();
 		const later = await harness.control.submitResponse(bugs.id);
@@ -127,14 +130,16 @@ describe('Forms.wtf Trigger, Selected Forms', () => {
 	it("a restart while a selected form is missing: n8n's activation poll never fails on it", async () => {
 		const bugs = await harness.control.form('bugs');
 		const trigger = new TriggerSession(harness, selected([bugs.id, 'frm_deleted']), undefined, V2);
-		await trigger.poll();
-		await trigger.poll(); // reports the missing form; emits nothing, so n8n saves nothing
+		expect((await trigger.poll()).error?.message).toBe(
+			'Selected form "frm_deleted" could not be found',
+		);
+		await trigger.poll(); // emits nothing, so n8n saves nothing
 		trigger.restart();
-		// The state n8n saved says nothing of the report: it is due again on the activation poll,
-		// and reported without failing the activation (which n8n would try again and again).
+		// n8n saved the activation poll's state, report included: the activation poll after the
+		// restart neither fails on the missing form nor reports it again.
 		const activation = await trigger.poll();
 		expect(activation.activationFailed).toBeUndefined();
-		expect(activation.error?.message).toBe('Selected form "frm_deleted" could not be found');
+		expect(activation.error).toBeUndefined();
 		const response = await harness.control.submitResponse(bugs.id);
 		expect(ids((await trigger.poll()).items)).toEqual([response.id]);
 	});

@@ -7,13 +7,13 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { isTransientError } from '../shared/transport/errors';
 import { getResponsesPage } from '../shared/transport/paging';
-import type { HandledVersion } from './cursor';
-import { advanceCursor, submittedAtMs } from './cursor';
-import type { FormCursor, TriggerState } from './state';
+import type { TriggerState } from './state';
 import { fromDate, startedAt, STATE_VERSION } from './state';
 import type { PollAllowance } from './allowance';
+import { startChoice } from './existing';
 import { listedAs } from './formsToRead';
 import type { Listing, WatchedForm } from './listing';
+import type { FormFailure } from './newResponses';
 import { pollOnce } from './newResponses';
 import type { TriggerSettings } from './settings';
 
@@ -25,7 +25,8 @@ const CLOCK_PROBES = 3;
 
 /**
  * Selected Forms: a form taken out of the selection is forgotten; a form added to it starts
- * now, as at an activation (see startWatching).
+ * now, as at an activation (see watchFrom). Returns the forms whose read this poll only learns
+ * what exists.
  */
 export async function followSelection(
 	settings: TriggerSettings,
@@ -33,32 +34,28 @@ export async function followSelection(
 	listing: Listing,
 	restartAtNow: string[],
 	allowance: PollAllowance,
-): Promise<void> {
+): Promise<Set<string>> {
 	const selected = new Set(settings.formIds);
 	for (const formId of Object.keys(state.forms))
 		if (!selected.has(formId)) delete state.forms[formId];
 	const added = listing.forms.filter(
 		(form) => !state.forms[form.id] && !restartAtNow.includes(form.id),
 	);
-	if (!added.length) return;
+	if (!added.length) return new Set();
 	const nowMs =
 		listing.serviceNowMs ??
 		(await serviceClock(
 			added.map((form) => form.id),
 			allowance,
 		));
-	for (const form of added)
-		state.forms[form.id] = await startWatching(settings, form, nowMs, state.rev, allowance);
+	return watchFrom(settings, state, added, nowMs, state.rev);
 }
 
 /**
- * The first poll: takes the service's clock as the activation moment, learns what already
- * exists, and emits nothing. Per form it reads the look-back window before that moment and
- * remembers what it holds as handled: those responses, and anything older, are never emitted.
- * Responses submitted after the moment are new, also those that arrive while this poll reads
- * (a rate limit waited out, another form read first). A form this poll cannot read whole
- * starts at the moment itself (`startedAt`). With Emit Existing Responses it starts reading
- * the existing responses instead (see readExisting).
+ * The first poll: takes the service's clock as the activation moment and starts each form's
+ * cursor for what On Activation asks: only new responses (see watchFrom), the newest N
+ * existing ones (a choice, see existing.ts), or every response since a date. Then the same
+ * reader as every later poll reads them (pollOnce).
  */
 export async function activate(
 	context: IPollFunctions,
@@ -66,7 +63,7 @@ export async function activate(
 	scope: string,
 	listing: Listing,
 	allowance: PollAllowance,
-): Promise<{ items: INodeExecutionData[]; next: TriggerState }> {
+): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForms: FormFailure[] }> {
 	const { forms } = listing;
 	let serviceNowMs = listing.serviceNowMs;
 	if (serviceNowMs === undefined && forms.length)
@@ -78,83 +75,59 @@ export async function activate(
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
 	const { onActivation } = settings;
-	if (onActivation.emit !== 'newOnly') {
-		if (onActivation.emit === 'newest') {
-			for (const form of forms)
-				state.forms[form.id] = {
-					...startedAt(activatedAtMs, settings.lookBackMs),
-					backfillOffset: 0,
-				};
-			state.backfill = {
-				limit: onActivation.count,
-				forms: forms.map((form) => form.id),
-				window: 0,
-				newest: [],
-			};
-		} else {
-			// Every response from the date on: the normal reading does it, oldest first, over as
-			// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
-			state.emitSinceMs = onActivation.sinceMs;
-			for (const form of forms) state.forms[form.id] = fromDate(onActivation.sinceMs);
-		}
-		const { items, next } = await pollOnce(context, settings, state, listing, allowance);
-		return { items, next: { ...next, rev: 0 } };
+	let learning = new Set<string>();
+	if (onActivation.emit === 'newest') {
+		startChoice(
+			state,
+			forms.map((form) => form.id),
+			onActivation.count,
+		);
+	} else if (onActivation.emit === 'since') {
+		// Every response from the date on: the normal reading does it, oldest first, over as
+		// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
+		state.emitSinceMs = onActivation.sinceMs;
+		for (const form of forms) state.forms[form.id] = fromDate(onActivation.sinceMs);
+	} else {
+		learning = watchFrom(settings, state, forms, activatedAtMs, 0);
 	}
-	for (const form of forms)
-		state.forms[form.id] = await startWatching(settings, form, activatedAtMs, 0, allowance);
-	return { items: [], next: state };
+	const { items, next, failingForms } = await pollOnce(
+		context,
+		settings,
+		state,
+		listing,
+		allowance,
+		learning,
+	);
+	return { items, next: { ...next, rev: 0 }, failingForms };
 }
 
 /**
- * Where the trigger starts on a form, from the moment `atMs` (service clock): it reads the
- * look-back window before it and remembers what it holds as handled, so that nothing that
- * existed then is emitted and everything submitted later is. A form that cannot be read whole
- * now starts at the moment itself (`startedAt`), and is read from the next poll on.
+ * Where the trigger starts on forms, from the service's clock `atMs` (the whole second of a
+ * Date header): existing is what this poll's read of the form sees, and anything submitted
+ * before that second began (the floor); everything else is new. The read itself is the normal
+ * one (pollOnce), told only to learn: a form it cannot read whole keeps what it read and its
+ * floor, and is read from the next poll on like any other. Returns those forms.
  */
-async function startWatching(
+function watchFrom(
 	settings: TriggerSettings,
-	form: WatchedForm,
+	state: TriggerState,
+	forms: WatchedForm[],
 	atMs: number,
 	rev: number,
-	allowance: PollAllowance,
-): Promise<FormCursor> {
-	const atTheMoment = startedAt(atMs, settings.lookBackMs);
-	// Nothing to read, and any response changes the count the next listing shows; the floor
-	// keeps existing responses out should the count have been stale.
-	if (form.responseCount === 0) return { ...atTheMoment, ...listedAs(form, rev, settings) };
-	if (!allowance.mayRead()) return atTheMoment;
-	const windowStart: FormCursor = {
-		since: new Date(atMs - settings.lookBackMs - 1).toISOString(),
-		seen: {},
-	};
-	const windowStartMs = Date.parse(windowStart.since);
-	const existing: HandledVersion[] = [];
-	const undated: string[] = [];
-	let arrived = false;
-	const read = await allowance.readForm(
-		{ formId: form.id, since: windowStart.since },
-		undefined,
-		(page) => {
-			for (const response of page) {
-				const responseAtMs = submittedAtMs(response);
-				if (responseAtMs !== undefined && responseAtMs < windowStartMs) continue;
-				if (responseAtMs === undefined) undated.push(response.id);
-				else if (responseAtMs <= atMs) existing.push({ id: response.id, atMs: responseAtMs });
-				else arrived = true;
-			}
-		},
-	);
-	// One form: the user sees at once why it cannot be read.
-	if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
-	// Failed, cut short, or not proven whole: the form starts at the moment instead.
-	if (read.failure !== undefined || read.cut || !read.proven) return atTheMoment;
-	const cursor = advanceCursor(
-		windowStart,
-		{ handled: existing, undated, fromStart: true, startedAtMs: read.startedAtMs },
-		settings,
-	);
-	// A form that got responses after the moment is read at the next poll, whatever its listing says.
-	return arrived ? cursor : { ...cursor, ...listedAs(form, rev, settings) };
+): Set<string> {
+	const learning = new Set<string>();
+	for (const form of forms) {
+		const cursor = startedAt(atMs - 1, settings.lookBackMs);
+		// Nothing to read, and any response changes the count the next listing shows; the floor
+		// keeps existing responses out should the count have been stale.
+		if (form.responseCount === 0)
+			state.forms[form.id] = { ...cursor, ...listedAs(form, rev, settings) };
+		else {
+			state.forms[form.id] = cursor;
+			learning.add(form.id);
+		}
+	}
+	return learning;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ResumePoint } from './state';
  * Pages of responses one poll reads at most (besides the list of forms), so that a poll every
  * minute leaves a third of the key's 60 requests per minute to other workflows, and a poll is
  * never held up by the rate limit beyond its budget. What a poll does not read keeps its place
- * (the form's cursor, `resumeOffset`, `backfillOffset`) and comes first on the next poll: a busy
+ * (the form's cursor and its resume point) and comes first on the next poll: a busy
  * account or a large Emit Existing Responses is read over several polls, never skipped.
  */
 export const MAX_PAGES_PER_POLL = 40;
@@ -28,8 +28,18 @@ export const MAX_ITEMS_PER_POLL = 2000;
 /** How far before the end of the last page the next page of a trigger's read starts (see Continuity). */
 export const PAGE_OVERLAP = 3;
 
-/** How far before where a cut read stopped the next poll resumes: room for deletions in between. */
+/**
+ * How far before where a cut read stopped the next poll resumes, at most: room for deletions in
+ * between. Never more than a quarter of the pages the server serves (and always short of one),
+ * so that a server of small pages still moves a read forward by most of a page with each
+ * request, as the pages of one read do (see Continuity).
+ */
 const RESUME_OVERLAP = 25;
+
+function resumeOverlap(pageSize: number | undefined): number {
+	if (pageSize === undefined) return RESUME_OVERLAP;
+	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1, Math.ceil(pageSize / 4)));
+}
 
 /**
  * What one poll may still read: always one page, so that a tight budget still makes progress;
@@ -77,11 +87,12 @@ export class PollAllowance {
 		start: ResumePoint | undefined,
 		handle: (responses: FormResponse[]) => void,
 	): Promise<FormRead> {
-		const offset = start ? Math.max(0, start.offset - RESUME_OVERLAP) : 0;
+		const offset = start ? Math.max(0, start.offset - resumeOverlap(start.pageSize)) : 0;
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
 		let endOfPage = offset;
+		let pageSize: number | undefined;
 		// Until a page is handed over, a resumed read still stands where it was.
 		let end = start?.offset ?? 0;
 		const pages = iterateResponses(
@@ -99,22 +110,26 @@ export class PollAllowance {
 					this.onPage();
 					startedAtMs ??= page.serviceTimeMs;
 					endOfPage = pageOffset + page.responses.length;
+					if (page.responses.length) pageSize = page.responses.length;
 				},
 			},
 		);
 		const readAll = async () => {
 			for await (const page of pages) {
 				handle(page);
-				end = endOfPage;
+				// A resumed read that has not yet passed where it stopped still stands there.
+				end = Math.max(end, endOfPage);
 			}
 		};
 		const failure = await readAll().then(
 			() => undefined,
 			(error: unknown) => error ?? new Error('The read failed'),
 		);
+		let stoppedBy: unknown;
 		if (failure !== undefined && isDeadlineError(failure)) {
 			this.spent = true;
 			cut = true;
+			stoppedBy = failure;
 		}
 		const read: FormRead = {
 			end,
@@ -124,6 +139,8 @@ export class PollAllowance {
 			fromStart: offset === 0,
 			startedAtMs,
 		};
+		if (stoppedBy !== undefined) read.stoppedBy = stoppedBy;
+		if (pageSize !== undefined) read.pageSize = pageSize;
 		if (failure !== undefined && !cut) read.failure = failure;
 		return read;
 	}
@@ -143,5 +160,9 @@ interface FormRead {
 	fromStart: boolean;
 	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
 	startedAtMs?: number;
+	/** The size of the last page read that held responses. */
+	pageSize?: number;
+	/** Why a read was cut before the end by a wait the poll had no time for (a deadline error). */
+	stoppedBy?: unknown;
 	failure?: unknown;
 }

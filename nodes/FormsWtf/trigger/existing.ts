@@ -1,112 +1,133 @@
-/** The newest N existing responses (On Activation, Emit), found over as many polls as needed. */
-import { isTransientError } from '../shared/transport/errors';
-import { compareOldestFirst, submittedAtMs } from './cursor';
-import type { FormCursor, TriggerState } from './state';
-import { LAST_ID } from './state';
-import { PollAllowance } from './allowance';
-import type { Listing } from './listing';
-import type { TriggerSettings } from './settings';
-import { DAY_MS, HOUR_MS } from './time';
+/**
+ * The Newest Existing Responses (On Activation): choosing them is finding a floor. Each form's
+ * cursor reads a window of time before activation (the last hour, then a day, a week, a month,
+ * a year, then all) with the same reader, proof of continuity, failure and deadline policy as
+ * every other read (see pollOnce); what it reads is not emitted but kept as a candidate. Once
+ * every form has read the window whole, a window holding at least `limit` existing responses
+ * holds the newest `limit` of all: the oldest of them is the floor, and each form's cursor
+ * starts there, so that the normal reading emits the chosen ones and everything newer. A window
+ * holding fewer gives way to the next, larger one.
+ */
+import { compareOldestFirst } from './cursor';
+import type { FormCursor, NewestChoice, TriggerState } from './state';
+import { choosingCursor, startedAt } from './state';
+import { LAST_EXISTING_WINDOW } from './time';
 
-/** Growing windows before activation in which Emit Existing Responses looks for the newest ones; undefined: all. */
-const EXISTING_WINDOWS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS, undefined];
+/** [formId, responseId, submittedAt ms]: an existing response that may be among the newest. */
+export type ExistingResponse = [string, string, number];
 
 /** The lowest `since` there is: every response of the form. */
 const BEGINNING = new Date(0).toISOString();
 
+/** Starts choosing the newest `limit` existing responses of these forms. */
+export function startChoice(state: TriggerState, formIds: string[], limit: number): void {
+	state.choice = { limit, window: 0, forms: [...formIds], chosen: [] };
+	for (const formId of formIds) state.forms[formId] = choosingCursor(state.activatedAtMs, 0);
+}
+
+/** The candidates of one poll: what the choice holds, and what this poll's reads add. */
+export class Candidates {
+	private readonly byKey = new Map<string, ExistingResponse>();
+
+	constructor(
+		private readonly choice: NewestChoice,
+		private readonly activatedAtMs: number,
+	) {
+		for (const entry of choice.chosen) this.byKey.set(keyOf(entry), entry);
+	}
+
+	/** A response a choosing read saw: existing if submitted before activation, else not a candidate. */
+	visit(formId: string, id: string, atMs: number): void {
+		const entry: ExistingResponse = [formId, id, atMs];
+		// Updated after activation, it is a new response now: its newest version is emitted anyway.
+		if (atMs >= this.activatedAtMs) this.byKey.delete(keyOf(entry));
+		else this.byKey.set(keyOf(entry), entry);
+		if (this.byKey.size > 2 * this.choice.limit) this.keepNewest();
+	}
+
+	/** Writes the newest `limit` candidates back into the choice. */
+	save(): void {
+		this.keepNewest();
+		this.choice.chosen = [...this.byKey.values()];
+	}
+
+	private keepNewest(): void {
+		const kept = [...this.byKey.values()].sort(newestFirst).slice(0, this.choice.limit);
+		this.byKey.clear();
+		for (const entry of kept) this.byKey.set(keyOf(entry), entry);
+	}
+}
+
 /**
- * Emit Existing Responses: finds the newest `limit` existing responses without reading every
- * response of a large form. It reads the responses of a recent window of time (the last hour
- * before activation, then a day, a week, a month, a year, then all) from every form, page by page
- * within the poll budget and across as many polls as needed (each form goes on from its
- * `backfillOffset`), keeping the newest `limit`. A window that holds `limit` of them holds the
- * newest `limit` of all; a window that holds fewer gives way to the next, larger one. Then each
- * form's cursor starts at the oldest chosen response (its `floor`): the normal reading emits the
- * chosen ones and everything newer, also what arrived meanwhile.
+ * After a poll's reads: forms that left the choice (taken out of the selection, missing from
+ * the list of forms or denied — not in `listedFormIds` —, or failing `leaveOutAfterPolls` polls
+ * in a row) go on with their new responses only, and never hold up the others; when every form still in the choice has read
+ * the window whole, the choice goes on to the next window or ends with the floor.
  */
-export async function readExisting(
-	settings: TriggerSettings,
+export function settleChoice(
 	state: TriggerState,
-	listing: Listing,
-	allowance: PollAllowance,
-): Promise<void> {
-	const progress = state.backfill;
-	if (!progress) return;
-	const listed = new Set(listing.forms.map((form) => form.id));
-	const newest = new Map<string, [string, string, number]>();
-	for (const entry of progress.newest) newest.set(`${entry[0]}/${entry[1]}`, entry);
-	const oldestFirst = (a: [string, string, number], b: [string, string, number]) =>
-		compareOldestFirst({ atMs: a[2], id: a[1] }, { atMs: b[2], id: b[1] });
-	const keepNewestExisting = (force: boolean) => {
-		if (newest.size <= progress.limit * (force ? 1 : 2)) return;
-		const kept = [...newest.values()].sort((a, b) => oldestFirst(b, a)).slice(0, progress.limit);
-		newest.clear();
-		for (const entry of kept) newest.set(`${entry[0]}/${entry[1]}`, entry);
-	};
-
-	for (;;) {
-		const windowMs = EXISTING_WINDOWS_MS[progress.window];
-		const since =
-			windowMs === undefined ? undefined : new Date(state.activatedAtMs - windowMs).toISOString();
-		for (const formId of [...progress.forms]) {
-			const cursor = state.forms[formId];
-			if (cursor?.backfillOffset === undefined) continue;
-			const leaveOut = () => {
-				progress.forms = progress.forms.filter((id) => id !== formId);
-				state.forms[formId] = {
-					since: cursor.since,
-					seen: {},
-					floor: { atMs: state.activatedAtMs, id: LAST_ID },
-				};
+	listedFormIds: Set<string>,
+	lookBackMs: number,
+	leaveOutAfterPolls: number,
+): 'waiting' | 'nextWindow' | 'chosen' {
+	const choice = state.choice;
+	if (!choice) return 'chosen';
+	let lostCandidates = false;
+	for (const formId of [...choice.forms]) {
+		const cursor = state.forms[formId] as FormCursor | undefined;
+		const stays =
+			cursor?.choice !== undefined &&
+			listedFormIds.has(formId) &&
+			(cursor.failedPolls ?? 0) < leaveOutAfterPolls;
+		if (stays) continue;
+		choice.forms = choice.forms.filter((id) => id !== formId);
+		if (cursor) state.forms[formId] = leftOut(cursor, state.activatedAtMs, lookBackMs);
+		lostCandidates ||= choice.chosen.some((entry) => entry[0] === formId);
+	}
+	if (lostCandidates) {
+		// The candidates of the forms that stay may have given way to those of the form that left:
+		// the window is read again (what is known stays; nothing is emitted twice, nothing yet is).
+		choice.chosen = choice.chosen.filter((entry) => choice.forms.includes(entry[0]));
+		for (const formId of choice.forms)
+			state.forms[formId] = {
+				...state.forms[formId],
+				...choosingCursor(state.activatedAtMs, choice.window),
 			};
-			if (!listed.has(formId)) {
-				// Gone from the listing: its existing responses are left out, its new ones still count.
-				leaveOut();
-				continue;
-			}
-			if (!allowance.mayRead()) break;
-			// Choosing the newest existing ones needs no proof of continuity: what they choose is
-			// only where emitting starts, and everything after it is read by the cursor.
-			const start =
-				cursor.backfillOffset > 0 ? { offset: cursor.backfillOffset, anchors: [] } : undefined;
-			const read = await allowance.readForm({ formId, since }, start, (page) => {
-				for (const response of page) {
-					const atMs = submittedAtMs(response);
-					// Responses after activation are new ones, emitted in any case.
-					if (atMs !== undefined && atMs <= state.activatedAtMs) {
-						newest.set(`${formId}/${response.id}`, [formId, response.id, atMs]);
-					}
-				}
-				keepNewestExisting(false);
-			});
-			if (read.failure !== undefined) {
-				// A form that is missing or denied never holds up the others' existing responses:
-				// its own are left out, its new ones count once it can be read.
-				if (isTransientError(read.failure) || settings.watch === 'form') throw read.failure;
-				leaveOut();
-				continue;
-			}
-			const reread: FormCursor = { ...cursor, backfillOffset: read.end };
-			if (!read.cut) delete reread.backfillOffset;
-			state.forms[formId] = reread;
-		}
-		keepNewestExisting(true);
-		progress.newest = [...newest.values()];
-		if (progress.forms.some((formId) => state.forms[formId]?.backfillOffset !== undefined)) return;
-		if (newest.size >= progress.limit || windowMs === undefined) break;
-		// Fewer than asked for in this window: read the next, larger one from its start.
-		progress.window++;
-		for (const formId of progress.forms)
-			state.forms[formId] = { ...state.forms[formId], backfillOffset: 0 };
+		for (const formId of choice.forms) delete state.forms[formId].resume;
+		return 'waiting';
 	}
+	if (!choice.forms.every((formId) => state.forms[formId].choice === 'read')) return 'waiting';
+	if (choice.chosen.length < choice.limit && choice.window < LAST_EXISTING_WINDOW) {
+		choice.window++;
+		for (const formId of choice.forms)
+			state.forms[formId] = choosingCursor(state.activatedAtMs, choice.window);
+		return 'nextWindow';
+	}
+	const chosen = [...choice.chosen].sort(newestFirst).slice(0, choice.limit);
+	const oldest = chosen[chosen.length - 1];
+	// Fewer than asked for exist: all of them are emitted.
+	const floor = chosen.length >= choice.limit ? { atMs: oldest[2], id: oldest[1] } : undefined;
+	for (const formId of choice.forms) {
+		state.forms[formId] = floor
+			? { since: new Date(floor.atMs - 1).toISOString(), seen: {}, floor }
+			: { since: BEGINNING, seen: {} };
+	}
+	delete state.choice;
+	return 'chosen';
+}
 
-	const chosen = progress.newest.sort(oldestFirst);
-	const floor =
-		chosen.length >= progress.limit ? { atMs: chosen[0][2], id: chosen[0][1] } : undefined;
-	for (const formId of progress.forms) {
-		if (!state.forms[formId]) continue;
-		const since = floor ? new Date(floor.atMs - 1).toISOString() : BEGINNING;
-		state.forms[formId] = floor ? { since, seen: {}, floor } : { since, seen: {} };
-	}
-	delete state.backfill;
+/** A form out of the choice: its existing responses are left out, its new ones count. */
+function leftOut(cursor: FormCursor, activatedAtMs: number, lookBackMs: number): FormCursor {
+	const next: FormCursor = { ...cursor, ...startedAt(activatedAtMs - 1, lookBackMs) };
+	delete next.choice;
+	delete next.resume;
+	return next;
+}
+
+function keyOf(entry: ExistingResponse): string {
+	return `${entry[0]}/${entry[1]}`;
+}
+
+function newestFirst(a: ExistingResponse, b: ExistingResponse): number {
+	return compareOldestFirst({ atMs: b[2], id: b[1] }, { atMs: a[2], id: a[1] });
 }

@@ -6,7 +6,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { formatResponse } from '../shared/helpers/output';
-import { isTransientError } from '../shared/transport/errors';
+import { isDeadlineError, isTransientError } from '../shared/transport/errors';
 import type { FormResponse } from '../shared/transport/types';
 import type { HandledVersion, ReadOfForm } from './cursor';
 import {
@@ -20,7 +20,7 @@ import {
 import type { FormCursor, ResumePoint, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
 import type { PollAllowance } from './allowance';
-import { readExisting } from './existing';
+import { Candidates, settleChoice } from './existing';
 import { formsToRead, keepUnlistedForms, listedAs, triedAt } from './formsToRead';
 import type { Listing, WatchedForm } from './listing';
 import { warn } from './log';
@@ -35,9 +35,11 @@ export interface Candidate extends HandledVersion {
 const UNDATED_ORDER = Number.MAX_SAFE_INTEGER;
 
 /**
- * Several forms: polls in a row a form may fail before it is reported as an error of the
- * workflow (see reportFailingForm in poll.ts); FORM_FAILURES_REPORTED_AGAIN: how many more
- * failed polls before it is reported again.
+ * Polls in a row a form may make no progress (its read fails, or not one page of it can be read
+ * within the poll's time) before it is reported as an error of the workflow (see
+ * reportFailingForm in poll.ts); each such poll before is a warning in n8n's log.
+ * FORM_FAILURES_REPORTED_AGAIN: how many more such polls before it is reported again. A form
+ * choosing the newest existing responses leaves the choice then, so it never holds up the others.
  */
 const FORM_FAILURES_REPORTED = 5;
 
@@ -53,142 +55,210 @@ const MAX_FAILED_READS_IN_A_ROW = 3;
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 
 /** A form whose failures are due to be reported as an error of the workflow. */
-interface FormFailure {
+export interface FormFailure {
 	formId: string;
 	error: Error;
 }
 
-/** A later poll: everything after each form's cursor that was not handled yet, oldest first. */
+/**
+ * Reads every form due this poll with one reader and one policy, whatever the cursor is for:
+ * responses not handled yet are emitted, oldest first; a form whose read this poll only
+ * learns what exists (`learning`: activation, a form added to the selection) handles them
+ * without emitting; a form choosing the newest existing responses keeps them as candidates
+ * (see existing.ts). For every form alike: a read cut short (page cap, budget, a wait longer
+ * than the budget) resumes where it stopped, proven by its anchors; a read that is not proven
+ * reads again from its cursor; a form that fails or cannot move never holds up the others and
+ * is reported by name (FORM_FAILURES_REPORTED).
+ */
 export async function pollOnce(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
 	allowance: PollAllowance,
-): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForm?: FormFailure }> {
+	learning: ReadonlySet<string> = new Set(),
+): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForms: FormFailure[] }> {
 	const next: TriggerState = { ...state, rev: state.rev + 1, forms: { ...state.forms } };
-	if (next.backfill) {
-		await readExisting(settings, next, listing, allowance);
-		if (next.backfill) return { items: [], next };
-	}
+	if (state.choice) next.choice = { ...state.choice, forms: [...state.choice.forms] };
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
 	const fresh: Candidate[] = [];
-	let failingForm: FormFailure | undefined;
-	let failedInARow = 0;
-	for (const form of formsToRead(next, listing, settings)) {
-		// Forms failing one after the other (the service is struggling): the rest wait for the
-		// next poll rather than add to the load.
-		if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
-		// A form that appeared after activation: all of its responses are new (or since the date asked for).
-		const cursor =
-			next.forms[form.id] ??
-			(state.emitSinceMs === undefined
-				? startedAt(state.activatedAtMs, settings.lookBackMs)
-				: fromDate(state.emitSinceMs));
-		const handled: HandledVersion[] = [];
-		const undated: string[] = [];
-		const sinceMs = Date.parse(cursor.since);
-		const read = await allowance.readForm(
-			{ formId: form.id, since: cursor.since },
-			cursor.resume,
-			(page) => {
-				for (const response of page) {
-					const atMs = submittedAtMs(response);
-					// Before the bound: a server that compares `since` coarsely (or not at all) returns
-					// responses the window has let go of, and that may have been emitted long ago.
-					if (atMs !== undefined && atMs < sinceMs) continue;
-					if (atMs === undefined) {
-						undated.push(response.id);
-						if (isNewUndated(cursor, response.id)) {
-							fresh.push(
-								withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings),
-							);
+	const failingForms: FormFailure[] = [];
+	const unreadable = new Set<string>();
+	const readForms = async (candidates?: Candidates, only?: string[]): Promise<void> => {
+		let failedInARow = 0;
+		for (const form of formsToRead(next, listing, settings)) {
+			if (only && !only.includes(form.id)) continue;
+			// Forms failing one after the other (the service is struggling): the rest wait for the
+			// next poll rather than add to the load.
+			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
+			// A form that appeared after activation: all of its responses are new (or since the date asked for).
+			const cursor =
+				next.forms[form.id] ??
+				(state.emitSinceMs === undefined
+					? startedAt(state.activatedAtMs, settings.lookBackMs)
+					: fromDate(state.emitSinceMs));
+			// Read whole for the choice already: it waits for the other forms.
+			if (cursor.choice === 'read') continue;
+			const choosing = cursor.choice === 'reading' && candidates !== undefined;
+			const emits = !choosing && !learning.has(form.id);
+			const handled: HandledVersion[] = [];
+			const undated: string[] = [];
+			const sinceMs = Date.parse(cursor.since);
+			const read = await allowance.readForm(
+				{ formId: form.id, since: cursor.since },
+				cursor.resume,
+				(page) => {
+					for (const response of page) {
+						const atMs = submittedAtMs(response);
+						// Before the bound: a server that compares `since` coarsely (or not at all) returns
+						// responses the window has let go of, and that may have been emitted long ago.
+						if (atMs !== undefined && atMs < sinceMs) continue;
+						if (choosing) {
+							if (atMs !== undefined) candidates.visit(form.id, response.id, atMs);
+							continue;
+						}
+						if (atMs === undefined) {
+							undated.push(response.id);
+							if (emits && isNewUndated(cursor, response.id)) {
+								fresh.push(
+									withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings),
+								);
+								allowance.onItem();
+							}
+							continue;
+						}
+						handled.push({ id: response.id, atMs });
+						if (emits && isNewVersion(cursor, response.id, atMs, settings)) {
+							fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
 							allowance.onItem();
 						}
-						continue;
 					}
-					handled.push({ id: response.id, atMs });
-					if (isNewVersion(cursor, response.id, atMs, settings)) {
-						fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
-						allowance.onItem();
-					}
-				}
-			},
-		);
-		if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
-		const failure = read.failure;
-		const readOfForm: ReadOfForm = {
-			handled,
-			undated,
-			fromStart: read.fromStart,
-			startedAtMs: read.startedAtMs,
-		};
-		const goOn = (resume: ResumePoint): ResumePoint =>
-			read.startedAtMs === undefined ? resume : { ...resume, startedAtMs: read.startedAtMs };
-		if (failure !== undefined) {
-			// One form failing never holds up the others: what it read is remembered, and it is
-			// read again from where it was on the next poll.
-			const failedPolls = (cursor.failedPolls ?? 0) + 1;
-			next.forms[form.id] = {
-				...rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] }),
-				...triedAt(next.rev, settings),
-				failedPolls,
+				},
+			);
+			// One Form: the user sees at once why it cannot be read; a passing failure is counted by
+			// the poll (FAILURES_REPORTED in poll.ts) with the state left as it was.
+			if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
+			const readOfForm: ReadOfForm = {
+				handled,
+				undated,
+				fromStart: read.fromStart,
+				startedAtMs: read.startedAtMs,
 			};
-			if (!cursor.resume) delete next.forms[form.id].resume;
-			const error = errorForFailingForm(context, settings, form, failure, failedPolls);
-			warn(context, `${error.message} (${failedPolls} polls in a row); the other forms go on.`);
-			const reportedAt = cursor.failureReportedAt;
-			const gone = form.unlisted && httpCodeOf(failure) === '404';
-			const due =
-				failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
-				(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-			if (due) failingForm ??= { formId: form.id, error };
-			// A denied or missing form costs one request; a struggling service costs retries.
-			if (isTransientError(failure)) failedInARow++;
-			continue;
+			const goOn = (resume: ResumePoint): ResumePoint => {
+				// A read that got no page keeps the page size it resumed with.
+				const pageSize = read.pageSize ?? cursor.resume?.pageSize;
+				const point = pageSize === undefined ? resume : { ...resume, pageSize };
+				return read.startedAtMs === undefined ? point : { ...point, startedAtMs: read.startedAtMs };
+			};
+			let updated: FormCursor;
+			if (read.failure !== undefined) {
+				// What it read is remembered, and it is read again from where it was on the next poll.
+				updated = rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] });
+				if (!cursor.resume) delete updated.resume;
+			} else if (read.cut) {
+				updated = rememberHandled(
+					cursor,
+					readOfForm,
+					goOn({ offset: read.end, anchors: read.anchors }),
+				);
+			} else if (!read.proven) {
+				// Responses before where the read went on were deleted or moved: read again from the start.
+				updated = rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] }));
+			} else if (choosing) {
+				updated = { ...cursor, choice: 'read' };
+				delete updated.resume;
+			} else {
+				updated = {
+					...advanceCursor(cursor, readOfForm, settings),
+					...listedAs(form, next.rev, settings),
+				};
+				// Read whole, what existed is known one by one: a response that shows up later with an
+				// earlier timestamp (visible late) was not there to count as existing, and a service
+				// whose Date runs ahead of its timestamps loses nothing.
+				if (learning.has(form.id)) delete updated.floor;
+			}
+			if (read.failure !== undefined || read.cut || !read.proven)
+				updated = { ...updated, ...triedAt(next.rev, settings) };
+			// Moving forward: a complete read, or a cut one that read past where it resumed.
+			const moved =
+				read.failure === undefined && (!read.cut || read.end > (cursor.resume?.offset ?? 0));
+			if (moved) {
+				delete updated.failedPolls;
+				delete updated.failureReportedAt;
+				failedInARow = 0;
+			} else {
+				const cause = read.failure ?? read.stoppedBy;
+				// One Form: the polls that failed as a whole before this one count too (see poll.ts).
+				const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
+				const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
+				updated.failedPolls = failedPolls;
+				const error = errorForStuckForm(context, settings, form, cause, failedPolls);
+				warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
+				const gone = form.unlisted && httpCodeOf(cause) === '404';
+				const reportedAt = cursor.failureReportedAt;
+				const due =
+					failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
+					(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
+				if (due) failingForms.push({ formId: form.id, error });
+				// A denied or missing form costs one request; a struggling service costs retries.
+				if (read.failure !== undefined && isTransientError(read.failure)) failedInARow++;
+				// Denied or missing, it cannot hold up the newest existing responses of the others.
+				else if (read.failure !== undefined) unreadable.add(form.id);
+			}
+			next.forms[form.id] = updated;
 		}
-		failedInARow = 0;
-		let updated: FormCursor;
-		if (read.cut) {
-			updated = {
-				...rememberHandled(cursor, readOfForm, goOn({ offset: read.end, anchors: read.anchors })),
-				...triedAt(next.rev, settings),
-			};
-		} else if (!read.proven) {
-			// Responses before where the read went on were deleted or moved: read again from the start.
-			updated = {
-				...rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] })),
-				...triedAt(next.rev, settings),
-			};
-		} else {
-			updated = {
-				...advanceCursor(cursor, readOfForm, settings),
-				...listedAs(form, next.rev, settings),
-			};
-		}
-		delete updated.failedPolls;
-		delete updated.failureReportedAt;
-		next.forms[form.id] = updated;
+	};
+	if (!next.choice) await readForms();
+	else {
+		// Choosing the newest existing responses: window after window while the poll may, then
+		// the chosen ones are read (and emitted) at once.
+		const chosenForms = next.choice.forms;
+		let settled: ReturnType<typeof settleChoice>;
+		let only: string[] | undefined;
+		do {
+			const candidates = new Candidates(next.choice, next.activatedAtMs);
+			// A larger window: only the forms of the choice are read again.
+			await readForms(candidates, only);
+			candidates.save();
+			settled = settleChoice(
+				next,
+				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
+				settings.lookBackMs,
+				FORM_FAILURES_REPORTED,
+			);
+			only = next.choice?.forms;
+		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
+		if (settled === 'chosen') await readForms(undefined, chosenForms);
 	}
 	fresh.sort(compareOldestFirst);
-	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForm };
+	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
 
-/** Words for a form of several that cannot be read, naming it. */
-function errorForFailingForm(
+function stuckHint(settings: TriggerSettings): string {
+	return watchesSeveral(settings)
+		? 'The other forms go on; this one is read again on the next poll.'
+		: 'It is read again on the next poll.';
+}
+
+/** Words for a form that cannot be read, or cannot move forward within the poll's time, naming it. */
+function errorForStuckForm(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	form: WatchedForm,
-	failure: unknown,
-	failedPolls: number,
+	cause: unknown,
+	polls: number,
 ): NodeOperationError {
 	const name = form.title ? `"${form.title}" (${form.id})` : `"${form.id}"`;
-	const status = httpCodeOf(failure);
-	const cause = failure instanceof Error ? failure.message : String(failure);
+	const status = httpCodeOf(cause);
+	const others = watchesSeveral(settings) ? ' The trigger goes on with the other forms.' : '';
 	let message: string;
 	let description: string;
-	if (status === '404' && settings.watch === 'selectedForms') {
+	if (cause === undefined || isDeadlineError(cause)) {
+		const why = cause instanceof Error ? cause.message : 'the poll ran out of time';
+		message = `Form ${name} made no progress: ${why}`;
+		description = `No page of its responses could be read within the time n8n gives a poll: the service asked to wait longer (a rate limit: the API key's 60 requests per minute may be used by other workflows), or answered too slowly.${others}`;
+	} else if (status === '404' && settings.watch === 'selectedForms') {
 		message = `Selected form ${name} could not be found`;
 		description = form.unlisted
 			? 'It is not in the list of your forms either: it may have been deleted, or the ID may be wrong. Remove it from "Form Names or IDs" (or fix its ID). The trigger goes on with the other selected forms.'
@@ -202,12 +272,12 @@ function errorForFailingForm(
 		description =
 			"The API key's account may no longer be a member of the team that owns the form. The trigger goes on with the other forms and tries this one again on every poll.";
 	} else {
-		message = `Form ${name} could not be read: ${cause}`;
-		description =
-			'The trigger goes on with the other forms and tries this one again on every poll.';
+		const text = cause instanceof Error ? cause.message : String(cause);
+		message = `Form ${name} could not be read: ${text}`;
+		description = `It is tried again on every poll.${others}`;
 	}
 	return new NodeOperationError(context.getNode(), message, {
-		description: `${description} It has failed on ${failedPolls} polls in a row; its responses are not lost, they are emitted once it can be read again.`,
+		description: `${description} It has made no progress on ${polls} polls in a row; its responses are not lost, they are emitted once it can be read again.`,
 	});
 }
 

@@ -25,8 +25,11 @@ const BUDGET_SHARE = 0.8;
 /** n8n's poll budget when it does not say (before 2.41): 5 minutes. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 
-/** Transient failures in a row that are waited out quietly before the user is told. */
-const QUIET_FAILURES = 5;
+/**
+ * Polls in a row that fail with a passing failure before the user is told: the last of them
+ * throws, as a form of several is reported on its 5th poll without progress.
+ */
+const FAILURES_REPORTED = 5;
 
 export async function pollResponses(
 	context: IPollFunctions,
@@ -55,40 +58,43 @@ export async function pollResponses(
 		};
 		try {
 			const listing = await listWatchedForms(settings, client, allowance);
-			if (!state) {
-				const { items, next } = await activate(context, settings, scope, listing, allowance);
-				return commit(next) && items.length ? [items] : null;
+			let learning = new Set<string>();
+			let outcome: Awaited<ReturnType<typeof pollOnce>>;
+			if (!state) outcome = await activate(context, settings, scope, listing, allowance);
+			else {
+				if (settings.watch === 'selectedForms')
+					learning = await followSelection(settings, state, listing, restartAtNow, allowance);
+				if (restartAtNow.length) {
+					const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
+					// The Date header has whole seconds: the end of that second is after every response
+					// that existed when the service answered, so none is emitted again.
+					for (const formId of restartAtNow)
+						state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
+				}
+				outcome = await pollOnce(context, settings, state, listing, allowance, learning);
 			}
-			if (settings.watch === 'selectedForms')
-				await followSelection(settings, state, listing, restartAtNow, allowance);
-			if (restartAtNow.length) {
-				const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
-				// The Date header has whole seconds: the end of that second is after every response
-				// that existed when the service answered, so none is emitted again.
-				for (const formId of restartAtNow)
-					state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
-			}
-			const { items, next, failingForm } = await pollOnce(
-				context,
-				settings,
-				state,
-				listing,
-				allowance,
-			);
+			const { items, next, failingForms } = outcome;
 			delete next.failures;
-			if (failingForm) {
-				const cursor = next.forms[failingForm.formId];
-				next.forms[failingForm.formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
+			for (const { formId } of failingForms) {
+				const cursor = next.forms[formId];
+				next.forms[formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
 			}
 			if (!commit(next)) return null;
-			if (failingForm) reportFailingForm(context, failingForm.error);
+			for (const { error } of failingForms) reportFailingForm(context, error);
 			return items.length ? [items] : null;
 		} catch (error) {
 			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
-			// The cursors stay as n8n stored them: the next poll reads the same window again.
-			const failures = (state.failures ?? 0) + 1;
-			if (!commit({ ...state, failures })) return null;
-			if (failures > QUIET_FAILURES) throw asNodeError(context.getNode(), error);
+			// The cursors stay as n8n stored them: the next poll reads the same window again. One
+			// Form: the polls before that could not move it (see pollOnce) count too, as one count.
+			const kept: TriggerState = { ...state, forms: { ...state.forms } };
+			const cursor = settings.watch === 'form' ? kept.forms[settings.formId ?? ''] : undefined;
+			const failures = (state.failures ?? 0) + (cursor?.failedPolls ?? 0) + 1;
+			if (cursor?.failedPolls !== undefined) {
+				kept.forms[settings.formId as string] = { ...cursor };
+				delete kept.forms[settings.formId as string].failedPolls;
+			}
+			if (!commit({ ...kept, failures })) return null;
+			if (failures >= FAILURES_REPORTED) throw asNodeError(context.getNode(), error);
 			warn(
 				context,
 				`poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Anchor } from '../shared/transport/paging';
+import { existingWindowSince } from './time';
 
 /**
  * The Forms.wtf Trigger's stored state: everything the trigger knows between two polls, kept in
@@ -10,10 +11,12 @@ import type { Anchor } from '../shared/transport/paging';
  * again, and the cursors' memory of handled responses keeps that from emitting twice.
  *
  * Lifecycle
- * - activate: the first poll takes the service's clock (`activatedAtMs`) and reads, per form,
- *   the responses of the look-back window before it, to remember them as handled. Nothing that
- *   existed then is emitted (unless Emit Existing Responses asks for some: `backfill`); anything
- *   submitted after `activatedAtMs` is new, also when it arrives while the activation reads.
+ * - activate: the first poll takes the service's clock (`activatedAtMs`, the second of its first
+ *   answer's Date header) and reads, per form, the responses of the look-back window before it,
+ *   to remember them as handled. Existing — what that read saw, and anything submitted before
+ *   the second began — is never emitted (unless On Activation asks for some); anything else is
+ *   new, also when it arrives while the activation reads. A form the activation cannot read
+ *   whole keeps what it read and its floor at the second's start.
  * - poll: each form is read from its cursor's `since` on; versions not in `seen` are emitted,
  *   oldest first; after a complete read `since` slides to trail the newest timestamp read by the
  *   look-back window, and `seen` forgets what fell out of it.
@@ -24,12 +27,15 @@ import type { Anchor } from '../shared/transport/paging';
  *   moved by an update shift them.
  * - All Forms: the listing (one request) says which forms changed; unchanged ones are read in
  *   rotation (`readAtRev`); a form missing from a listing keeps its cursor for a while
- *   (`unlistedSinceMs`); one form failing (`failedPolls`) never holds up the others, and is
- *   reported as an error on a poll with nothing else to emit (`failureReportedAt`).
+ *   (`unlistedSinceMs`); one form failing or unable to move (`failedPolls`) never holds up the
+ *   others, and is reported as an error naming it on its 5th such poll (`failureReportedAt`).
  * - Selected Forms: as All Forms, for the picked forms only; a picked form the listing lacks is
  *   read all the same (a cursor like any other).
- * - Emit Existing Responses (the newest N): `backfill` collects the newest existing responses
- *   over as many polls as needed, then each form's cursor starts at the oldest chosen one (`floor`).
+ * - The newest N existing responses: `choice` holds the candidates while each form's cursor
+ *   (`choice: 'reading'`) reads a window before activation with the same reader as any other
+ *   read, over as many polls as needed; then each form's cursor starts at the oldest chosen one
+ *   (`floor`), see existing.ts. A form failing FORM_FAILURES_REPORTED polls in a row, or gone from
+ *   the list or the selection, leaves the choice and goes on with its new responses.
  * - Every response since a date: each form's cursor starts a millisecond before the date, its
  *   `floor` there; the normal reading emits the backlog, cut and resumed over as many polls as it
  *   needs. Nothing else is stored for it.
@@ -54,8 +60,8 @@ export interface TriggerState {
 	forms: Record<string, FormCursor>;
 	/** Passing failures of whole polls in a row, so that only a lasting one is reported. */
 	failures?: number;
-	/** Emit Existing Responses, while the existing responses are still being read. */
-	backfill?: BackfillProgress;
+	/** The newest N existing responses, while they are being chosen. */
+	choice?: NewestChoice;
 	/**
 	 * Every response since a date: the date (ms). A form that shows up later (All Forms: listed
 	 * after activation) starts from it too, as the forms listed at activation did.
@@ -95,9 +101,9 @@ export interface FormCursor {
 	/** Where a read cut short goes on; absent when the last read was complete. */
 	resume?: ResumePoint;
 
-	// Emit Existing Responses.
-	/** This form's existing responses are still being read, from this offset on. */
-	backfillOffset?: number;
+	// The newest N existing responses.
+	/** This form's cursor reads the choice's window (`reading`), or has read it whole (`read`). */
+	choice?: 'reading' | 'read';
 
 	// All Forms bookkeeping.
 	/** `responseCount` and `updatedAt` of the listing before this form's last complete read. */
@@ -107,7 +113,10 @@ export interface FormCursor {
 	readAtRev?: number;
 	/** Since when (service clock, ms) the listing of forms lacks this form. */
 	unlistedSinceMs?: number;
-	/** Polls in a row whose read of this form failed while the others went on. */
+	/**
+	 * Polls in a row in which this form could not move forward: its read failed, or not one page
+	 * of it could be read within the poll's time (a wait longer than the budget). Reported at 5.
+	 */
 	failedPolls?: number;
 	/** The value of `failedPolls` when the failures were last reported as an error of the workflow. */
 	failureReportedAt?: number;
@@ -121,24 +130,29 @@ export interface ResumePoint {
 	anchors: Anchor[];
 	/** The service's clock when the first of the cut reads began (see advanceCursor). */
 	startedAtMs?: number;
+	/** How many responses the server's last page held: the resumed read starts a part of it early. */
+	pageSize?: number;
 }
 
 /**
- * Emit Existing Responses reads existing responses to find the newest `limit` of them, over as
- * many polls as the poll budget needs. Only the newest `limit` (form, id, time) are
- * kept; the forms still to read carry `backfillOffset` in their cursor.
+ * The newest `limit` existing responses, while their floor is being found (see existing.ts):
+ * only the newest `limit` candidates are kept.
  */
-export interface BackfillProgress {
+export interface NewestChoice {
 	limit: number;
-	/** The forms whose existing responses count (those listed at activation). */
+	/** The forms whose existing responses count (those listed at activation, still readable). */
 	forms: string[];
-	/** Which window of time before activation is being read (see readExisting). */
+	/** Which window of time before activation is being read (see time.ts). */
 	window: number;
 	/** [formId, responseId, submittedAt ms] of the newest existing responses read so far. */
-	newest: Array<[string, string, number]>;
+	chosen: Array<[string, string, number]>;
 }
 
-export const STATE_VERSION = 2;
+/**
+ * 3: the newest N existing responses are chosen by cursors (`choice`); version 2 kept `backfill`
+ * and a bare `backfillOffset` per form, migrated by readState.
+ */
+export const STATE_VERSION = 3;
 
 const STATE_KEYS: Array<keyof TriggerState> = [
 	'version',
@@ -147,7 +161,7 @@ const STATE_KEYS: Array<keyof TriggerState> = [
 	'activatedAtMs',
 	'forms',
 	'failures',
-	'backfill',
+	'choice',
 	'emitSinceMs',
 ];
 
@@ -180,7 +194,7 @@ export function readState(
 	const { repairs } = result;
 	if (staticData.scope !== scope) return result;
 	const version = staticData.version;
-	if (version !== 1 && version !== STATE_VERSION) {
+	if (version !== 1 && version !== 2 && version !== STATE_VERSION) {
 		if (version !== undefined)
 			repairs.push(`unknown state version ${JSON.stringify(version)}: started afresh`);
 		return result;
@@ -220,11 +234,12 @@ export function readState(
 		repairs.push(
 			'the date to emit from was unreadable: forms listed later start at the activation',
 		);
-	const backfill = readBackfill(copy.backfill);
-	if (backfill) state.backfill = backfill;
-	else if (copy.backfill !== undefined)
+	const choice =
+		version === STATE_VERSION ? readChoice(copy.choice) : migrateBackfill(copy.backfill);
+	if (choice) state.choice = choice;
+	else if (copy.choice !== undefined || copy.backfill !== undefined)
 		repairs.push(
-			'the progress of Emit Existing Responses was unreadable: no more existing responses are emitted',
+			'the progress of choosing the newest existing responses was unreadable: no more existing responses are emitted',
 		);
 
 	for (const [formId, stored] of Object.entries(copy.forms as IDataObject)) {
@@ -233,17 +248,27 @@ export function readState(
 		if (problem) repairs.push(`form "${formId}": ${problem}`);
 		if (repaired === 'now') result.restartAtNow.push(formId);
 		else state.forms[formId] = repaired;
+		if (repaired === 'now' || !isPlainObject(stored) || version === STATE_VERSION) continue;
+		// Versions 1 and 2: a form still reading existing responses went on from a bare offset,
+		// which deletions and updates shift; it reads its window again from the start.
+		const stillReading = (stored as IDataObject).backfillOffset !== undefined;
+		if (state.choice?.forms.includes(formId))
+			state.forms[formId] = {
+				...choosingCursor(state.activatedAtMs, state.choice.window),
+				...(!stillReading && { choice: 'read' as const }),
+			};
+		else if (stillReading) state.forms[formId] = { ...repaired, choice: 'reading' };
 	}
-	if (state.backfill === undefined) {
-		// A form still waiting for existing responses, without the progress that chooses them.
-		for (const [formId, cursor] of Object.entries(state.forms)) {
-			if (cursor.backfillOffset === undefined) continue;
-			state.forms[formId] = startedAt(
-				Math.max(state.activatedAtMs, cursor.newestMs ?? 0),
-				lookBackMs,
-			);
-		}
+	for (const [formId, cursor] of Object.entries(state.forms)) {
+		if (cursor.choice === undefined || state.choice?.forms.includes(formId)) continue;
+		// A form waiting for a choice that is not there (any more): its new responses count.
+		state.forms[formId] = startedAt(
+			Math.max(state.activatedAtMs, cursor.newestMs ?? 0),
+			lookBackMs,
+		);
 	}
+	if (state.choice)
+		state.choice.forms = state.choice.forms.filter((formId) => state.forms[formId] !== undefined);
 	result.state = state;
 	return result;
 }
@@ -320,12 +345,11 @@ function repairCursor(
 			if (!resume) problems.push('its resume point was unreadable');
 		}
 	}
-	if (raw.backfillOffset !== undefined) {
-		if (isCount(raw.backfillOffset)) cursor.backfillOffset = raw.backfillOffset;
-		else {
-			cursor.backfillOffset = 0;
-			problems.push('its Emit Existing Responses offset was unreadable');
-		}
+	if (raw.choice === 'reading' || raw.choice === 'read') cursor.choice = raw.choice;
+	else if (raw.choice !== undefined) {
+		// Reading the window again loses nothing: nothing of it was emitted yet.
+		cursor.choice = 'reading';
+		problems.push('its part in choosing the newest existing responses was unreadable');
 	}
 	if (isFiniteNumber(raw.listedCount)) cursor.listedCount = raw.listedCount;
 	if (typeof raw.listedUpdatedAt === 'string') cursor.listedUpdatedAt = raw.listedUpdatedAt;
@@ -359,20 +383,33 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	const { startedAtMs } = value as IDataObject;
-	return isFiniteNumber(startedAtMs)
-		? { offset, anchors: read, startedAtMs }
-		: { offset, anchors: read };
+	const { startedAtMs, pageSize } = value as IDataObject;
+	const resume: ResumePoint = { offset, anchors: read };
+	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
+	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
+	return resume;
 }
 
-function readBackfill(value: unknown): BackfillProgress | undefined {
+function readChoice(value: unknown): NewestChoice | undefined {
 	if (!isPlainObject(value)) return undefined;
-	const { limit, forms, window, newest } = value as IDataObject;
+	const { chosen, ...rest } = value as IDataObject;
+	return readChoiceParts({ ...rest, entries: chosen });
+}
+
+/** Version 2's `backfill` (its `newest` are the candidates; its offsets are not trusted). */
+function migrateBackfill(value: unknown): NewestChoice | undefined {
+	if (!isPlainObject(value)) return undefined;
+	const { newest, ...rest } = value as IDataObject;
+	return readChoiceParts({ ...rest, entries: newest });
+}
+
+function readChoiceParts(value: IDataObject): NewestChoice | undefined {
+	const { limit, forms, window, entries } = value;
 	if (!isCount(limit) || limit < 1 || !isCount(window)) return undefined;
 	if (!Array.isArray(forms) || !forms.every((id) => typeof id === 'string')) return undefined;
-	if (!Array.isArray(newest)) return undefined;
-	const entries = newest as unknown[];
-	const valid = entries.every(
+	if (!Array.isArray(entries)) return undefined;
+	const list = entries as unknown[];
+	const valid = list.every(
 		(entry) =>
 			Array.isArray(entry) &&
 			entry.length === 3 &&
@@ -385,8 +422,13 @@ function readBackfill(value: unknown): BackfillProgress | undefined {
 		limit,
 		forms: forms as string[],
 		window,
-		newest: entries as Array<[string, string, number]>,
+		chosen: list as Array<[string, string, number]>,
 	};
+}
+
+/** A cursor that reads a window of existing responses from its start (see existing.ts). */
+export function choosingCursor(activatedAtMs: number, window: number): FormCursor {
+	return { since: existingWindowSince(activatedAtMs, window), seen: {}, choice: 'reading' };
 }
 
 function isPlainObject(value: unknown): value is IDataObject {

@@ -267,8 +267,13 @@ export async function* iterateResponses(
 		if (continuity) {
 			// The next page starts inside the last one, which must hold more than the overlap. After
 			// a page of one response there is no room for a proof: such a boundary is taken on
-			// trust (the README's limits), since refusing it would never let the walk end.
-			back = Math.max(0, Math.min(continuity.overlap, lastLength - 1, endOfLastPage));
+			// trust (the README's limits), since refusing it would never let the walk end. Small
+			// pages overlap by a quarter at most, so that each request still moves the walk on by
+			// most of a page.
+			back = Math.max(
+				0,
+				Math.min(continuity.overlap, Math.ceil(lastLength / 4), lastLength - 1, endOfLastPage),
+			);
 			if (back > 0) continuity.crossBoundary();
 		}
 		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));

@@ -1,0 +1,171 @@
+/**
+ * Named schedules for the paths that broke the trigger's promise (docs/trigger-promise.md) with
+ * their own code: the activation's second, the newest N existing responses read over many
+ * polls, and a poll that cannot read a page within its budget. Each is one concrete story on
+ * the fuzzer's simulated service, written down so that a failure reads as the case does; each
+ * ends with the oracle's full check (drain).
+ */
+import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+
+describe('Forms.wtf Trigger, the promise on every path (simulated service)', () => {
+	describe('1. Only New Responses: what the activation read in its own second is existing', () => {
+		it.each([
+			['oldest first, exclusive since', 'oldestFirst', 'exclusive'],
+			['newest first, inclusive since', 'newestFirst', 'inclusive'],
+		] as const)(
+			'1,200 old responses and 7 submitted 5 ms before activation (%s)',
+			async (_name, order, since) => {
+				const { server, driver } = setUp({ order, since, startOffsetMs: 300 });
+				server.seed(0, 1_200, MINUTE, 1_000);
+				// 7 in the activation's second, 5 ms before the activation poll reads.
+				server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
+				const inTheSecond = aliveIds(server).slice(-7);
+				server.apply({ kind: 'advance', ms: 5 });
+				const activation = await driver.poll();
+				expect(activation.errors).toEqual([]);
+				expect(
+					activation.requests.some((r) => inTheSecond.every((id) => r.ids?.includes(id))),
+				).toBe(true);
+				server.apply({ kind: 'advance', ms: 2_000 });
+				server.apply({ kind: 'submit', form: 0, count: 1 });
+				const after = aliveIds(server).at(-1) as string;
+				await drain(driver);
+				for (const id of inTheSecond) expect(timesEmitted(driver.emitted, id)).toBe(0);
+				expect(timesEmitted(driver.emitted, after)).toBe(1);
+			},
+		);
+
+		it('a form added to Selected Forms later: what its first read saw in that second is existing', async () => {
+			const { server, driver } = setUp({
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0],
+				startOffsetMs: 300,
+			});
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: 10_000 });
+			server.seed(1, 50, MINUTE, 1_000);
+			server.apply({ kind: 'submit', form: 1, count: 7, gapMs: 1 });
+			const inTheSecond = aliveIds(server, 'form1').slice(-7);
+			driver.select([0, 1]);
+			expect((await driver.poll()).errors).toEqual([]);
+			await drain(driver);
+			for (const id of inTheSecond) expect(timesEmitted(driver.emitted, id)).toBe(0);
+		});
+	});
+
+	describe('2. The newest N existing responses', () => {
+		it('read over many polls (35 existing, N = 50, pages of 5 at 100 ms, a 1 s budget): all 35 come, no stall', async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				newestCount: 50,
+				pageCap: 5,
+				requestMs: 100,
+			});
+			server.seed(0, 35, MINUTE, 1_000);
+			const existing = aliveIds(server);
+			for (let i = 0; i < 30; i++) {
+				const poll = await driver.poll({ budgetMs: 1_000 });
+				expect(poll.errors).toEqual([]);
+			}
+			for (const id of existing) expect(timesEmitted(driver.emitted, id)).toBe(1);
+			await drain(driver);
+		});
+
+		it('with Selected Forms, a form answering 503 never keeps the trigger from activating, nor holds up the other form, and is named', async () => {
+			const { server, driver } = setUp({
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0, 1],
+				version: 2,
+				newestCount: 5,
+			});
+			server.seed(0, 8, MINUTE, 1_000);
+			server.seed(1, 8, 2 * MINUTE, 1_000);
+			server.inject({ kind: 'serverError', status: 503 }, 1_000, 1);
+			const newestOfForm0 = aliveIds(server, 'form0').slice(-5);
+			const polls = [];
+			for (let i = 0; i < 6; i++) polls.push(await driver.poll());
+			expect(polls.some((poll) => poll.activationFailed)).toBe(false);
+			expect(polls.flatMap((poll) => poll.errors).some((error) => error.includes('form1'))).toBe(
+				true,
+			);
+			for (const id of newestOfForm0) expect(timesEmitted(driver.emitted, id)).toBe(1);
+			server.heal();
+			await drain(driver);
+		});
+
+		it('updates while they are read skip none of them and never emit beyond N', async () => {
+			const { server, driver } = setUp({ version: 2, newestCount: 20, pageCap: 5 });
+			server.seed(0, 40, MINUTE, 1_000);
+			const existing = aliveIds(server);
+			// Oldest first: once about 18 are read, those 18 are updated: they move to the end, and
+			// every response not read yet (the newest 20 among them) moves up 18 places.
+			server.arm(11, (s) => {
+				for (let k = 0; k < 18; k++) s.apply({ kind: 'update', form: 0, pick: k });
+			});
+			await drain(driver);
+			const existingEmitted = driver.emitted.filter(
+				(e) => e.tag.endsWith('#1') && existing.includes(e.id),
+			);
+			expect(existingEmitted.map((e) => e.id).sort()).toEqual(existing.slice(-20).sort());
+		});
+
+		it('a form taken out of the selection while they are read: the other form still gives all N', async () => {
+			const { server, driver } = setUp({
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [1, 0],
+				version: 2,
+				newestCount: 5,
+				pageCap: 2,
+			});
+			// form1's responses are the newest: they are candidates first, then form1 leaves.
+			server.seed(0, 12, 10 * MINUTE, 1_000);
+			server.seed(1, 3, MINUTE, 1_000);
+			const newestOfForm0 = aliveIds(server, 'form0').slice(-5);
+			for (let i = 0; i < 3; i++) await driver.poll({ budgetMs: 1 });
+			driver.select([0]);
+			await drain(driver);
+			expect(
+				driver.emitted
+					.filter((e) => e.formId === 'form0')
+					.map((e) => e.id)
+					.sort(),
+			).toEqual(newestOfForm0.sort());
+		});
+	});
+
+	describe('3. A poll that cannot read one page within its budget is never a silent stall', () => {
+		it.each([
+			['One Form', { watch: 'form' }],
+			['Selected Forms, only the responses endpoint waits', { watch: 'selectedForms' }],
+		] as const)(
+			'%s: Retry-After 40 on every poll of a 36 s budget is reported by the 5th poll',
+			async (_name, patch) => {
+				const { server, driver } = setUp({ ...patch, formCount: 1, selected: [0] });
+				expect((await driver.poll()).errors).toEqual([]);
+				server.apply({ kind: 'advance', ms: 2_000 });
+				server.apply({ kind: 'submit', form: 0, count: 3 });
+				server.inject(
+					{ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } },
+					1_000,
+					0,
+				);
+				const errors: string[] = [];
+				for (let i = 0; i < 4; i++)
+					errors.push(...(await driver.poll({ budgetMs: 36_000 })).errors);
+				expect(errors).toEqual([]);
+				const fifth = await driver.poll({ budgetMs: 36_000 });
+				expect(fifth.errors).toHaveLength(1);
+				expect(fifth.errors[0]).toContain('form0');
+				expect(fifth.errors[0]).toContain('made no progress');
+				expect(fifth.errors[0]).toContain('asked to wait (rate limit)');
+				server.heal();
+				await drain(driver);
+				for (const id of aliveIds(server).slice(-3))
+					expect(timesEmitted(driver.emitted, id)).toBe(1);
+			},
+		);
+	});
+});
