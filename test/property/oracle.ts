@@ -137,78 +137,9 @@ export function check(trace: Trace): Violation[] {
 		}
 	}
 
-<<<<<<< HEAD
-	if (activatedAtMs !== undefined) {
-		const at = activatedAtMs;
-		// Versions submitted at or after this are new: after activation, or from the date asked for
-		// (the schedules' dates are never later than the activation).
-		const newFromMs = emitSinceMs(settings) ?? at + 1;
-		// P2b: no loss.
-		const emittedTags = new Set(trace.emitted.map((e) => e.tag));
-		const emittedIds = new Set(trace.emitted.map((e) => e.id));
-		for (const response of trace.server.responses) {
-			if (!watched.has(response.formId) || response.deletedAtMs !== undefined) continue;
-			const version = current(response);
-			if (version.garble !== undefined || version.atMs < newFromMs) continue;
-			const tag = `${response.id}#${version.n}`;
-			if (settings.updatedResponses === 'emit') {
-				if (!emittedTags.has(tag)) {
-					const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
-					add(
-						'P2b',
-						`${tag} of ${response.formId} (submitted ${iso(version.atMs)}, new from ${iso(newFromMs)}, activation ${iso(at)}) was never emitted` +
-							(others.length ? `; emitted: ${others.join('; ')}` : ''),
-					);
-				}
-			} else if (
-				response.versions[0].atMs >= newFromMs &&
-				// A version without a date shown at activation cannot be told from an existing one.
-				!response.versions.some(
-					(v) => v.garble !== undefined && v.atMs <= (activation as PollRecord).endMs,
-				) &&
-				!emittedIds.has(response.id)
-			) {
-				// Ignore: required once it was new when it first appeared (with a usable date: an undated
-				// first version that existed at activation cannot be told apart from an existing one).
-				add(
-					'P2b',
-					`${response.id} of ${response.formId} (first submitted ${iso(response.versions[0].atMs)}, new from ${iso(newFromMs)}) was never emitted`,
-				);
-			}
-		}
-		// P2c: nothing from before activation, nothing unwatched.
-		for (const e of trace.emitted) {
-			const response = byId.get(e.id);
-			const version = response?.versions.find((v) => v.n === versionOf(e.tag));
-			if (!response || !version) {
-				add('P2c', `emitted something the service never had: ${describe(e)}`);
-			} else if (!watched.has(response.formId) || e.formId !== response.formId) {
-				add(
-					'P2c',
-					`emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`,
-				);
-			} else if (!usable(e.submittedAt)) {
-				// Without a date the trigger cannot tell an existing response from a new one: it is
-				// emitted once (P3), unless handled before with a date it still remembers (docs/trigger.md).
-				continue;
-			} else if (
-				version.atMs < newFromMs &&
-				response.visibleAtMs <= (activation as PollRecord).startMs
-			) {
-				// A response that showed up only after activation began (late-visible) was not there
-				// to count as existing, and may be emitted (docs/trigger.md: the look-back window).
-				add(
-					'P2c',
-					`emitted ${describe(e)}, submitted ${iso(version.atMs)} (before ${iso(newFromMs)}) and shown before activation ${iso(at)}`,
-				);
-			}
-		}
-	}
-=======
 	if (activation) checkActivation(trace, activation, add);
 	checkConvergence(trace, add);
 	checkTelling(trace, add);
->>>>>>> issue-28
 
 	// P6: a selected form the service does not have is named.
 	const missingSelected =
@@ -569,13 +500,13 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 function convergenceBound(trace: Trace): number {
 	const { settings } = trace.schedule;
 	const responses = trace.server.responses.filter((r) => r.deletedAtMs === undefined).length;
-	// At most 40 pages a poll (README); pages of a few responses move by what is past the overlap.
+	// At most 40 pages a poll (docs/trigger.md); pages of a few responses move by what is past the overlap.
 	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
 	const pagesPerForm = Math.ceil(responses / perPage) + 1;
 	// The newest N read up to six growing windows before they emit.
 	const passes = settings.newestCount !== undefined ? 7 : 1;
 	// Several forms: a form whose listing looks unchanged (an update) is read in rotation, at
-	// least once every 20 polls (README).
+	// least once every 20 polls (docs/trigger.md).
 	const rotation = settings.watch === 'form' ? 0 : 20;
 	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
 }
