@@ -5,7 +5,9 @@
  * the fuzzer's simulated service, written down so that a failure reads as the case does; each
  * ends with the oracle's full check (drain).
  */
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { check, formatViolations } from './oracle';
+import { runSchedule } from './run';
 
 describe('Forms.wtf Trigger, the promise on every path (simulated service)', () => {
 	describe('1. Only New Responses: what the activation read in its own second is existing', () => {
@@ -109,6 +111,35 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 				(e) => e.tag.endsWith('#1') && existing.includes(e.id),
 			);
 			expect(existingEmitted.map((e) => e.id).sort()).toEqual(existing.slice(-20).sort());
+		});
+
+		it('one of the N chosen is updated before the choice ends: it stays chosen, and no older response comes in its place', async () => {
+			// Found by the long fuzz (seed 28102), as it shrank it: the choice spans two polls (pages
+			// of 2), and between them a response among the newest 20 is updated. Dropping it from
+			// the candidates chose an older response in its place, and four more older ones came.
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'allForms',
+					formCount: 4,
+					version: 1,
+					lookBackMinutes: 0,
+					newestCount: 20,
+					pageCap: 2,
+					requestMs: 1,
+					startOffsetMs: 0,
+					seeded: [4, 7, 5, 2],
+					seedAgoMs: 0,
+					seedSpacingMs: 1_000,
+				}),
+				steps: [
+					{ kind: 'submit', form: 0, count: 6, gapMs: 1 },
+					{ kind: 'submit', form: 0, count: 9, gapMs: 1 },
+					{ kind: 'submit', form: 3, count: 12, gapMs: 61_000 },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'update', form: 3, pick: 2 },
+				],
+			});
+			expect(formatViolations(check(trace))).toBe('');
 		});
 
 		it('a form taken out of the selection while they are read: the other form still gives all N', async () => {

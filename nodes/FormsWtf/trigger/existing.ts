@@ -38,10 +38,11 @@ export class Candidates {
 
 	/** A response a choosing read saw: existing if submitted before activation, else not a candidate. */
 	visit(formId: string, id: string, atMs: number): void {
+		// A version from after activation is new, emitted anyway; the version that existed, if a
+		// read saw it, stays a candidate: dropping it would choose an older response in its place.
+		if (atMs >= this.activatedAtMs) return;
 		const entry: ExistingResponse = [formId, id, atMs];
-		// Updated after activation, it is a new response now: its newest version is emitted anyway.
-		if (atMs >= this.activatedAtMs) this.byKey.delete(keyOf(entry));
-		else this.byKey.set(keyOf(entry), entry);
+		this.byKey.set(keyOf(entry), entry);
 		if (this.byKey.size > 2 * this.choice.limit) this.keepNewest();
 	}
 
