@@ -28,13 +28,12 @@ const CLOCK_PROBES = 3;
  * now, as at an activation (see watchFrom). Returns the forms whose read this poll only learns
  * what exists.
  */
-export async function followSelection(
+export function followSelection(
 	settings: TriggerSettings,
 	state: TriggerState,
 	listing: Listing,
 	restartAtNow: string[],
-	allowance: PollAllowance,
-): Promise<Set<string>> {
+): Set<string> {
 	const selected = new Set(settings.formIds);
 	for (const formId of Object.keys(state.forms))
 		if (!selected.has(formId)) delete state.forms[formId];
@@ -42,13 +41,7 @@ export async function followSelection(
 		(form) => !state.forms[form.id] && !restartAtNow.includes(form.id),
 	);
 	if (!added.length) return new Set();
-	const nowMs =
-		listing.serviceNowMs ??
-		(await serviceClock(
-			added.map((form) => form.id),
-			allowance,
-		));
-	return watchFrom(settings, state, added, nowMs, state.rev);
+	return watchFrom(settings, state, added, listing.serviceNowMs ?? hostClock(), state.rev);
 }
 
 /**
@@ -65,13 +58,12 @@ export async function activate(
 	allowance: PollAllowance,
 ): Promise<{ items: INodeExecutionData[]; next: TriggerState; failingForms: FormFailure[] }> {
 	const { forms } = listing;
-	let serviceNowMs = listing.serviceNowMs;
-	if (serviceNowMs === undefined && forms.length)
-		serviceNowMs = await serviceClock(
-			forms.map((form) => form.id),
-			allowance,
-		);
-	const activatedAtMs = serviceNowMs ?? Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+	// One Form has no list of forms to date the activation: its form is asked, and its failure is
+	// the poll's, as its read's would be. A list of forms without a Date header says the service
+	// sends none: asking a form would learn nothing, and its failure would hold up the others.
+	const activatedAtMs =
+		listing.serviceNowMs ??
+		(settings.watch === 'form' ? await serviceClock([forms[0].id], allowance) : hostClock());
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
 	const { onActivation } = settings;
@@ -130,6 +122,11 @@ function watchFrom(
 	return learning;
 }
 
+/** Without a Date header from the service: the n8n host's clock, a margin early. */
+function hostClock(): number {
+	return Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+}
+
 /**
  * The service's clock, from the Date header of one small read of the first of these forms that
  * answers (a missing or denied form is passed over while others are left); the n8n host's clock
@@ -157,5 +154,5 @@ export async function serviceClock(formIds: string[], allowance: PollAllowance):
 		if (probe.serviceTimeMs !== undefined) return probe.serviceTimeMs;
 		break;
 	}
-	return Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+	return hostClock();
 }

@@ -63,7 +63,7 @@ export async function pollResponses(
 			if (!state) outcome = await activate(context, settings, scope, listing, allowance);
 			else {
 				if (settings.watch === 'selectedForms')
-					learning = await followSelection(settings, state, listing, restartAtNow, allowance);
+					learning = followSelection(settings, state, listing, restartAtNow);
 				if (restartAtNow.length) {
 					const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
 					// The Date header has whole seconds: the end of that second is after every response
