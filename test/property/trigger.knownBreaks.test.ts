@@ -294,40 +294,37 @@ describe('Forms.wtf Trigger, known breaks: one form holding up the others', () =
 	// the fuzzer never sends a service without a Date header.
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'holds up none'
-	it(
-		'Selected Forms without a Date header: a form added to the selection that answers 503 holds up none of the others',
-		async () => {
-			const settings = settingsWith({ watch: 'selectedForms', formCount: 2, selected: [0] });
-			const server = new SimServer(
-				{
-					since: 'exclusive',
-					order: 'oldestFirst',
-					pageCap: 1000,
-					totalAbsent: false,
-					requestMs: 1,
-					dateAbsent: true,
-				},
-				startMs(settings),
-				2,
-			);
-			const { driver } = setUp({ watch: 'selectedForms', formCount: 2, selected: [0] }, server);
-			expect((await driver.poll()).errors).toEqual([]);
-			server.apply({ kind: 'advance', ms: 2_000 });
-			driver.select([0, 1]);
-			server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
-			const newOnForm0: string[] = [];
-			const errors: string[] = [];
-			for (let i = 0; i < 8; i++) {
-				server.apply({ kind: 'submit', form: 0, count: 1 });
-				newOnForm0.push(aliveIds(server).at(-1) as string);
-				server.apply({ kind: 'advance', ms: 60_000 });
-				const poll = await driver.poll();
-				errors.push(...poll.errors);
-			}
-			for (const id of newOnForm0.slice(0, 7)) expect(timesEmitted(driver.emitted, id)).toBe(1);
-			expect(errors.every((error) => error.includes('form1'))).toBe(true);
-		},
-	);
+	it('Selected Forms without a Date header: a form added to the selection that answers 503 holds up none of the others', async () => {
+		const settings = settingsWith({ watch: 'selectedForms', formCount: 2, selected: [0] });
+		const server = new SimServer(
+			{
+				since: 'exclusive',
+				order: 'oldestFirst',
+				pageCap: 1000,
+				totalAbsent: false,
+				requestMs: 1,
+				dateAbsent: true,
+			},
+			startMs(settings),
+			2,
+		);
+		const { driver } = setUp({ watch: 'selectedForms', formCount: 2, selected: [0] }, server);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		driver.select([0, 1]);
+		server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
+		const newOnForm0: string[] = [];
+		const errors: string[] = [];
+		for (let i = 0; i < 8; i++) {
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			newOnForm0.push(aliveIds(server).at(-1) as string);
+			server.apply({ kind: 'advance', ms: 60_000 });
+			const poll = await driver.poll();
+			errors.push(...poll.errors);
+		}
+		for (const id of newOnForm0.slice(0, 7)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		expect(errors.every((error) => error.includes('form1'))).toBe(true);
+	});
 });
 
 describe('Forms.wtf Trigger, known breaks: a flaky form while the newest N are chosen', () => {
