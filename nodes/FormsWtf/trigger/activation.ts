@@ -78,7 +78,8 @@ export async function activate(
 		// Every response from the date on: the normal reading does it, oldest first, over as
 		// many polls as MAX_ITEMS_PER_POLL and the poll budget need.
 		state.emitSinceMs = onActivation.sinceMs;
-		for (const form of forms) state.forms[form.id] = fromDate(onActivation.sinceMs);
+		for (const form of forms)
+			state.forms[form.id] = fromDate(onActivation.sinceMs, activatedAtMs, settings.lookBackMs);
 	} else {
 		learning = watchFrom(settings, state, forms, activatedAtMs, 0);
 	}

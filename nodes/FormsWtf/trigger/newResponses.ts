@@ -97,7 +97,7 @@ export async function pollOnce(
 				next.forms[form.id] ??
 				(state.emitSinceMs === undefined
 					? startedAt(state.activatedAtMs, settings.lookBackMs)
-					: fromDate(state.emitSinceMs));
+					: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
 			// Read whole for the choice already: it waits for the other forms.
 			if (cursor.choice === 'read') continue;
 			const choosing = cursor.choice === 'reading' && candidates !== undefined;

@@ -426,9 +426,16 @@ function readChoiceParts(value: IDataObject): NewestChoice | undefined {
 	};
 }
 
-/** A cursor that reads a window of existing responses from its start (see existing.ts). */
-export function choosingCursor(activatedAtMs: number, window: number): FormCursor {
-	return { since: existingWindowSince(activatedAtMs, window), seen: {}, choice: 'reading' };
+/**
+ * A cursor that reads a window of existing responses from its start (see existing.ts), keeping
+ * the existing responses its earlier reads handled (`seen`).
+ */
+export function choosingCursor(
+	activatedAtMs: number,
+	window: number,
+	seen: Record<string, number> = {},
+): FormCursor {
+	return { since: existingWindowSince(activatedAtMs, window), seen, choice: 'reading' };
 }
 
 function isPlainObject(value: unknown): value is IDataObject {
@@ -459,12 +466,15 @@ export function writeState(staticData: IDataObject, state: TriggerState): void {
 }
 
 /**
- * A cursor that emits every response submitted at or after `sinceMs`: the bound a millisecond
- * before it (whether the API's `since` is exclusive or not), the floor keeping out that millisecond.
+ * A cursor that emits every response submitted at or after `sinceMs`, the floor keeping out the
+ * millisecond before it. It reads from a millisecond before the date (whether the API's `since`
+ * is exclusive or not), or from the look-back window before activation when that is earlier:
+ * the responses before the date it reads are remembered (`seen`), so that an update of one is
+ * not taken for a new response, as with Only New Responses.
  */
-export function fromDate(sinceMs: number): FormCursor {
+export function fromDate(sinceMs: number, activatedAtMs: number, lookBackMs: number): FormCursor {
 	return {
-		since: new Date(sinceMs - 1).toISOString(),
+		since: new Date(Math.min(sinceMs, activatedAtMs - lookBackMs) - 1).toISOString(),
 		seen: {},
 		floor: { atMs: sinceMs - 1, id: LAST_ID },
 	};
