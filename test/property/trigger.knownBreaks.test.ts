@@ -11,37 +11,36 @@ import { aliveIds, cursorOf, drain, MINUTE, settingsWith, setUp, timesEmitted } 
 import { startMs } from './run';
 
 describe('Forms.wtf Trigger, known breaks (hostile schedules)', () => {
-	// REPRO: The Newest Existing Responses (N = 5) emits 12 existing responses: the 7 submitted in
+	// Fixed: what the activation's read sees is existing, also in its own second, and ranked among
+	// the candidates (newResponses.ts, the choosing read).
+	// It was: The Newest Existing Responses (N = 5) emits 12 existing responses: the 7 submitted in
 	// the activation's second (seen whole by the activation's read, so existing) are not ranked
 	// among the candidates (existing.ts, Candidates.visit drops atMs >= activatedAtMs) yet are
 	// emitted on top of the 5 chosen from before that second. The oracle lets it through (its
 	// `band` widens the allowed set by every response of the moment's second, read whole or not).
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'activation second seen'
-	it.failing(
-		'newest N: responses of the activation second seen by its read count among the N',
-		async () => {
-			const { server, driver } = setUp({ version: 2, newestCount: 5, startOffsetMs: 300 });
-			server.seed(0, 1_200, MINUTE, 1_000);
-			const old = aliveIds(server);
-			server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
-			const inTheSecond = aliveIds(server).slice(-7);
-			server.apply({ kind: 'advance', ms: 5 });
-			const activation = await driver.poll();
-			expect(activation.errors).toEqual([]);
-			// The activation's read saw all 7: they are existing (docs/trigger-promise.md).
-			expect(activation.requests.some((r) => inTheSecond.every((id) => r.ids?.includes(id)))).toBe(
-				true,
-			);
-			// The oracle's full check passes this schedule (its band allowance): see the oracle test below.
-			await drain(driver);
-			const emittedExisting = driver.emitted.filter(
-				(e) => old.includes(e.id) || inTheSecond.includes(e.id),
-			);
-			expect(emittedExisting.length).toBe(5);
-			for (const id of old) expect(timesEmitted(driver.emitted, id)).toBe(0);
-		},
-	);
+	it('newest N: responses of the activation second seen by its read count among the N', async () => {
+		const { server, driver } = setUp({ version: 2, newestCount: 5, startOffsetMs: 300 });
+		server.seed(0, 1_200, MINUTE, 1_000);
+		const old = aliveIds(server);
+		server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
+		const inTheSecond = aliveIds(server).slice(-7);
+		server.apply({ kind: 'advance', ms: 5 });
+		const activation = await driver.poll();
+		expect(activation.errors).toEqual([]);
+		// The activation's read saw all 7: they are existing (docs/trigger-promise.md).
+		expect(activation.requests.some((r) => inTheSecond.every((id) => r.ids?.includes(id)))).toBe(
+			true,
+		);
+		// The oracle's full check passes this schedule (its band allowance): see the oracle test below.
+		await drain(driver);
+		const emittedExisting = driver.emitted.filter(
+			(e) => old.includes(e.id) || inTheSecond.includes(e.id),
+		);
+		expect(emittedExisting.length).toBe(5);
+		for (const id of old) expect(timesEmitted(driver.emitted, id)).toBe(0);
+	});
 });
 
 describe('Forms.wtf Trigger, known breaks: telling', () => {
@@ -119,7 +118,10 @@ describe('Forms.wtf Trigger, known breaks: telling', () => {
 });
 
 describe('Forms.wtf Trigger, known breaks: New Response (Ignore)', () => {
-	// REPRO: Trigger On New Response (Ignore) with On Activation "The Newest Existing Responses"
+	// Fixed: the choosing reads remember the existing responses of the look-back window, and the
+	// chosen cursors keep them (existing.ts); a since-a-date cursor reads from the look-back
+	// window before activation when that is earlier (state.ts fromDate).
+	// It was: Trigger On New Response (Ignore) with On Activation "The Newest Existing Responses"
 	// (N = 3) or "Every Response Since a Date" (a date after the response): an existing response
 	// 10 s to 1 min old at activation, not among the chosen (nor after the date), is emitted as
 	// a New Response when its respondent updates it after activation (r0001#2). The chosen /
@@ -146,7 +148,7 @@ describe('Forms.wtf Trigger, known breaks: New Response (Ignore)', () => {
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, existing[0])).toBe(0);
 	};
-	it.failing.each([
+	it.each([
 		['the newest 3', { newestCount: 3 }],
 		['since a date 5 s before activation', { sinceAgoMs: 5_000 }],
 	] as const)(
@@ -239,7 +241,8 @@ describe('Forms.wtf Trigger, known breaks: liveness of Only New under steady edi
 });
 
 describe('Forms.wtf Trigger, known breaks: a form that leaves the choice', () => {
-	// REPRO: All Forms, The Newest Existing Responses (N = 3): form0's 7 responses of the
+	// Fixed: a form that leaves the choice keeps what its choosing reads handled (existing.ts leftOut).
+	// It was: All Forms, The Newest Existing Responses (N = 3): form0's 7 responses of the
 	// activation's second, read whole by the activation poll (existing), are emitted after form0
 	// misses one listing while form1's long read is still choosing (10 existing emitted for N = 3).
 	// Two code paths emit them: the chosen floor (see the first repro) and, for a form that
@@ -249,35 +252,32 @@ describe('Forms.wtf Trigger, known breaks: a form that leaves the choice', () =>
 	// second).
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'missing from one listing'
-	it.failing(
-		'All Forms, newest N: a form read whole at activation, then missing from one listing, emits none of its existing responses',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'allForms',
-				formCount: 2,
-				version: 2,
-				newestCount: 3,
-				pageCap: 2,
-				startOffsetMs: 300,
-			});
-			// form1: more than one poll's 40 pages of existing responses in the last hour.
-			server.seed(1, 200, 10 * MINUTE, 1_000);
-			// form0: 2 older ones and 7 in the activation's second, read whole by the activation poll.
-			server.seed(0, 2, 2 * MINUTE, 1_000);
-			server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
-			const form0 = aliveIds(server, 'form0');
-			server.apply({ kind: 'advance', ms: 5 });
-			const activation = await driver.poll();
-			expect(activation.errors).toEqual([]);
-			const pages0 = activation.requests.filter((r) => r.formId === 'form0' && r.since);
-			expect(pages0.at(-1)?.hasMore).toBe(false);
-			server.setHidden(0, true);
-			await driver.poll();
-			server.setHidden(0, false);
-			await drain(driver);
-			for (const id of form0) expect(timesEmitted(driver.emitted, id)).toBe(0);
-		},
-	);
+	it('All Forms, newest N: a form read whole at activation, then missing from one listing, emits none of its existing responses', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 2,
+			version: 2,
+			newestCount: 3,
+			pageCap: 2,
+			startOffsetMs: 300,
+		});
+		// form1: more than one poll's 40 pages of existing responses in the last hour.
+		server.seed(1, 200, 10 * MINUTE, 1_000);
+		// form0: 2 older ones and 7 in the activation's second, read whole by the activation poll.
+		server.seed(0, 2, 2 * MINUTE, 1_000);
+		server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
+		const form0 = aliveIds(server, 'form0');
+		server.apply({ kind: 'advance', ms: 5 });
+		const activation = await driver.poll();
+		expect(activation.errors).toEqual([]);
+		const pages0 = activation.requests.filter((r) => r.formId === 'form0' && r.since);
+		expect(pages0.at(-1)?.hasMore).toBe(false);
+		server.setHidden(0, true);
+		await driver.poll();
+		server.setHidden(0, false);
+		await drain(driver);
+		for (const id of form0) expect(timesEmitted(driver.emitted, id)).toBe(0);
+	});
 });
 
 describe('Forms.wtf Trigger, known breaks: one form holding up the others', () => {

@@ -98,14 +98,22 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 		});
 
 		it('updates while they are read skip none of them and never emit beyond N', async () => {
-			const { server, driver } = setUp({ version: 2, newestCount: 20, pageCap: 5 });
+			const { server, driver } = setUp({
+				version: 2,
+				newestCount: 20,
+				pageCap: 5,
+				requestMs: 100,
+			});
 			server.seed(0, 40, MINUTE, 1_000);
 			const existing = aliveIds(server);
 			// Oldest first: once about 18 are read, those 18 are updated: they move to the end, and
-			// every response not read yet (the newest 20 among them) moves up 18 places.
+			// every response not read yet (the newest 20 among them) moves up 18 places. The updates
+			// come after the activation poll (its 1 s budget cuts the read): a version its read saw
+			// would be existing, ranked by the time it shows.
 			server.arm(11, (s) => {
 				for (let k = 0; k < 18; k++) s.apply({ kind: 'update', form: 0, pick: k });
 			});
+			await driver.poll({ budgetMs: 1_000 });
 			await drain(driver);
 			const existingEmitted = driver.emitted.filter(
 				(e) => e.tag.endsWith('#1') && existing.includes(e.id),

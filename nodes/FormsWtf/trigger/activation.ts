@@ -69,11 +69,9 @@ export async function activate(
 	const { onActivation } = settings;
 	let learning = new Set<string>();
 	if (onActivation.emit === 'newest') {
-		startChoice(
-			state,
-			forms.map((form) => form.id),
-			onActivation.count,
-		);
+		// What this poll's reads see is existing, also in the activation's own second.
+		learning = new Set(forms.map((form) => form.id));
+		startChoice(state, [...learning], onActivation.count);
 	} else if (onActivation.emit === 'since') {
 		// Every response from the date on: the normal reading does it, oldest first, over as
 		// many polls as MAX_ITEMS_PER_POLL and the poll budget need.

@@ -36,12 +36,12 @@ export class Candidates {
 		for (const entry of choice.chosen) this.byKey.set(keyOf(entry), entry);
 	}
 
-	/** A response a choosing read saw: existing if submitted before activation, else not a candidate. */
+	/** An existing response a choosing read saw. */
 	visit(formId: string, id: string, atMs: number): void {
-		// A version from after activation is new, emitted anyway; the version that existed, if a
-		// read saw it, stays a candidate: dropping it would choose an older response in its place.
-		if (atMs >= this.activatedAtMs) return;
 		const entry: ExistingResponse = [formId, id, atMs];
+		// Updated while the activation read it: it ranks by the version from before activation.
+		const known = this.byKey.get(keyOf(entry));
+		if (known && known[2] < this.activatedAtMs && atMs >= this.activatedAtMs) return;
 		this.byKey.set(keyOf(entry), entry);
 		if (this.byKey.size > 2 * this.choice.limit) this.keepNewest();
 	}
@@ -89,37 +89,50 @@ export function settleChoice(
 		// The candidates of the forms that stay may have given way to those of the form that left:
 		// the window is read again (what is known stays; nothing is emitted twice, nothing yet is).
 		choice.chosen = choice.chosen.filter((entry) => choice.forms.includes(entry[0]));
-		for (const formId of choice.forms)
-			state.forms[formId] = {
-				...state.forms[formId],
-				...choosingCursor(state.activatedAtMs, choice.window),
-			};
-		for (const formId of choice.forms) delete state.forms[formId].resume;
+		for (const formId of choice.forms) readWindow(state, formId, choice.window);
 		return 'waiting';
 	}
 	if (!choice.forms.every((formId) => state.forms[formId].choice === 'read')) return 'waiting';
 	if (choice.chosen.length < choice.limit && choice.window < LAST_EXISTING_WINDOW) {
 		choice.window++;
-		for (const formId of choice.forms)
-			state.forms[formId] = choosingCursor(state.activatedAtMs, choice.window);
+		for (const formId of choice.forms) readWindow(state, formId, choice.window);
 		return 'nextWindow';
 	}
 	const chosen = [...choice.chosen].sort(newestFirst).slice(0, choice.limit);
 	const oldest = chosen[chosen.length - 1];
 	// Fewer than asked for exist: all of them are emitted.
 	const floor = chosen.length >= choice.limit ? { atMs: oldest[2], id: oldest[1] } : undefined;
+	// Existing responses the choosing reads handled in the look-back window, the chosen ones aside,
+	// stay handled: an update of one is not new (as with Only New Responses).
+	const readFromMs = floor && Math.min(floor.atMs, state.activatedAtMs - lookBackMs) - 1;
 	for (const formId of choice.forms) {
+		const seen = { ...state.forms[formId].seen };
+		for (const [chosenForm, id] of chosen) if (chosenForm === formId) delete seen[id];
 		state.forms[formId] = floor
-			? { since: new Date(floor.atMs - 1).toISOString(), seen: {}, floor }
-			: { since: BEGINNING, seen: {} };
+			? { since: new Date(readFromMs as number).toISOString(), seen, floor }
+			: { since: BEGINNING, seen };
 	}
 	delete state.choice;
 	return 'chosen';
 }
 
-/** A form out of the choice: its existing responses are left out, its new ones count. */
+/** A form of the choice reads a window from its start, keeping what its reads handled. */
+function readWindow(state: TriggerState, formId: string, window: number): void {
+	const cursor = state.forms[formId];
+	state.forms[formId] = { ...cursor, ...choosingCursor(state.activatedAtMs, window, cursor.seen) };
+	delete state.forms[formId].resume;
+}
+
+/**
+ * A form out of the choice: its existing responses are left out (those its choosing reads
+ * handled stay in `seen`, whatever their time), its new ones count.
+ */
 function leftOut(cursor: FormCursor, activatedAtMs: number, lookBackMs: number): FormCursor {
-	const next: FormCursor = { ...cursor, ...startedAt(activatedAtMs - 1, lookBackMs) };
+	const next: FormCursor = {
+		...cursor,
+		...startedAt(activatedAtMs - 1, lookBackMs),
+		seen: cursor.seen,
+	};
 	delete next.choice;
 	delete next.resume;
 	return next;

@@ -85,7 +85,14 @@ export async function pollOnce(
 	const fresh: Candidate[] = [];
 	const failingForms: FormFailure[] = [];
 	const unreadable = new Set<string>();
-	const readForms = async (candidates?: Candidates, only?: string[]): Promise<void> => {
+	// Existing responses older than the look-back window are not remembered by a choosing read:
+	// an update of one is new (as with Only New Responses).
+	const lookBackFromMs = state.activatedAtMs - settings.lookBackMs - 1;
+	const readForms = async (
+		candidates?: Candidates,
+		only?: string[],
+		learnedBy: ReadonlySet<string> = learning,
+	): Promise<void> => {
 		let failedInARow = 0;
 		for (const form of formsToRead(next, listing, settings)) {
 			if (only && !only.includes(form.id)) continue;
@@ -101,7 +108,7 @@ export async function pollOnce(
 			// Read whole for the choice already: it waits for the other forms.
 			if (cursor.choice === 'read') continue;
 			const choosing = cursor.choice === 'reading' && candidates !== undefined;
-			const emits = !choosing && !learning.has(form.id);
+			const emits = !choosing && !learnedBy.has(form.id);
 			const handled: HandledVersion[] = [];
 			const undated: string[] = [];
 			const sinceMs = Date.parse(cursor.since);
@@ -115,7 +122,13 @@ export async function pollOnce(
 						// responses the window has let go of, and that may have been emitted long ago.
 						if (atMs !== undefined && atMs < sinceMs) continue;
 						if (choosing) {
-							if (atMs !== undefined) candidates.visit(form.id, response.id, atMs);
+							// Existing: submitted before activation, or seen by the activation's read. A version
+							// from after it is new, emitted anyway; the version that existed, if a read saw it,
+							// stays a candidate: dropping it would choose an older response in its place.
+							if (atMs === undefined || (atMs >= state.activatedAtMs && !learnedBy.has(form.id)))
+								continue;
+							candidates.visit(form.id, response.id, atMs);
+							if (atMs >= lookBackFromMs) handled.push({ id: response.id, atMs });
 							continue;
 						}
 						if (atMs === undefined) {
@@ -166,7 +179,10 @@ export async function pollOnce(
 				// Responses before where the read went on were deleted or moved: read again from the start.
 				updated = rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] }));
 			} else if (choosing) {
-				updated = { ...cursor, choice: 'read' };
+				updated = {
+					...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }),
+					choice: 'read',
+				};
 				delete updated.resume;
 			} else {
 				updated = {
@@ -176,7 +192,7 @@ export async function pollOnce(
 				// Read whole, what existed is known one by one: a response that shows up later with an
 				// earlier timestamp (visible late) was not there to count as existing, and a service
 				// whose Date runs ahead of its timestamps loses nothing.
-				if (learning.has(form.id)) delete updated.floor;
+				if (learnedBy.has(form.id)) delete updated.floor;
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
@@ -229,7 +245,7 @@ export async function pollOnce(
 			);
 			only = next.choice?.forms;
 		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
-		if (settled === 'chosen') await readForms(undefined, chosenForms);
+		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
