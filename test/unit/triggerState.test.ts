@@ -216,6 +216,17 @@ describe('trigger state in static data', () => {
 		expect(repairs).toHaveLength(1);
 	});
 
+	it("keeps a choosing form's polls without progress (the choice's count, not only those in a row)", () => {
+		const choosing: TriggerState = {
+			...structuredClone(state),
+			choice: { limit: 3, forms: ['f1'], window: 0, chosen: [] },
+			forms: { f1: { ...state.forms.f1, choice: 'reading', choiceStalls: 3, failedPolls: 1 } },
+		};
+		const staticData: IDataObject = {};
+		writeState(staticData, choosing);
+		expect(read(staticData)).toEqual({ state: choosing, restartAtNow: [], repairs: [] });
+	});
+
 	it('a rev or a choice of the wrong shape is repaired: no more existing responses are emitted', () => {
 		const broken = {
 			...structuredClone(state),

@@ -61,13 +61,16 @@ export class Candidates {
 
 /**
  * After a poll's reads: forms that left the choice (taken out of the selection, missing from
- * the list of forms or denied — not in `listedFormIds` —, or failing `leaveOutAfterPolls` polls
- * in a row) go on with their new responses only, and never hold up the others; when every form still in the choice has read
- * the window whole, the choice goes on to the next window or ends with the floor.
+ * the list of forms or denied — not in `listedFormIds` —, or making no progress — `stalled`,
+ * the reader's failedPolls grew — on `leaveOutAfterPolls` of the choice's polls, in a row or
+ * not, so that a form failing often but not always cannot hold up the others either) go on
+ * with their new responses only; when every form still in the choice has read the window
+ * whole, the choice goes on to the next window or ends with the floor.
  */
 export function settleChoice(
 	state: TriggerState,
 	listedFormIds: Set<string>,
+	stalled: ReadonlySet<string>,
 	lookBackMs: number,
 	leaveOutAfterPolls: number,
 ): 'waiting' | 'nextWindow' | 'chosen' {
@@ -75,11 +78,13 @@ export function settleChoice(
 	if (!choice) return 'chosen';
 	let lostCandidates = false;
 	for (const formId of [...choice.forms]) {
-		const cursor = state.forms[formId] as FormCursor | undefined;
+		let cursor = state.forms[formId] as FormCursor | undefined;
+		if (cursor && stalled.has(formId))
+			cursor = state.forms[formId] = { ...cursor, choiceStalls: (cursor.choiceStalls ?? 0) + 1 };
 		const stays =
 			cursor?.choice !== undefined &&
 			listedFormIds.has(formId) &&
-			(cursor.failedPolls ?? 0) < leaveOutAfterPolls;
+			(cursor.choiceStalls ?? 0) < leaveOutAfterPolls;
 		if (stays) continue;
 		choice.forms = choice.forms.filter((id) => id !== formId);
 		if (cursor) state.forms[formId] = leftOut(cursor, state.activatedAtMs, lookBackMs);
@@ -134,6 +139,7 @@ function leftOut(cursor: FormCursor, activatedAtMs: number, lookBackMs: number):
 		seen: cursor.seen,
 	};
 	delete next.choice;
+	delete next.choiceStalls;
 	delete next.resume;
 	return next;
 }

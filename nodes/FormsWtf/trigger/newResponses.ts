@@ -234,12 +234,17 @@ export async function pollOnce(
 		let only: string[] | undefined;
 		do {
 			const candidates = new Candidates(next.choice, next.activatedAtMs);
+			const before = { ...next.forms };
 			// A larger window: only the forms of the choice are read again.
 			await readForms(candidates, only);
 			candidates.save();
+			const stalled = next.choice.forms.filter(
+				(id) => (next.forms[id]?.failedPolls ?? 0) > (before[id]?.failedPolls ?? 0),
+			);
 			settled = settleChoice(
 				next,
 				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
+				new Set(stalled),
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);

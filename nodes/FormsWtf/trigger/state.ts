@@ -34,8 +34,9 @@ import { existingWindowSince } from './time';
  * - The newest N existing responses: `choice` holds the candidates while each form's cursor
  *   (`choice: 'reading'`) reads a window before activation with the same reader as any other
  *   read, over as many polls as needed; then each form's cursor starts at the oldest chosen one
- *   (`floor`), see existing.ts. A form failing FORM_FAILURES_REPORTED polls in a row, or gone from
- *   the list or the selection, leaves the choice and goes on with its new responses.
+ *   (`floor`), see existing.ts. A form that makes no progress on FORM_FAILURES_REPORTED of the
+ *   choice's polls, in a row or not (`choiceStalls`), or is gone from the list or the selection,
+ *   leaves the choice and goes on with its new responses.
  * - Every response since a date: each form's cursor starts a millisecond before the date, its
  *   `floor` there; the normal reading emits the backlog, cut and resumed over as many polls as it
  *   needs. Nothing else is stored for it.
@@ -104,6 +105,8 @@ export interface FormCursor {
 	// The newest N existing responses.
 	/** This form's cursor reads the choice's window (`reading`), or has read it whole (`read`). */
 	choice?: 'reading' | 'read';
+	/** Polls of the choice on which this form made no progress, in a row or not (see existing.ts). */
+	choiceStalls?: number;
 
 	// All Forms bookkeeping.
 	/** `responseCount` and `updatedAt` of the listing before this form's last complete read. */
@@ -355,6 +358,7 @@ function repairCursor(
 	if (typeof raw.listedUpdatedAt === 'string') cursor.listedUpdatedAt = raw.listedUpdatedAt;
 	if (isFiniteNumber(raw.readAtRev)) cursor.readAtRev = raw.readAtRev;
 	if (isFiniteNumber(raw.unlistedSinceMs)) cursor.unlistedSinceMs = raw.unlistedSinceMs;
+	if (isCount(raw.choiceStalls)) cursor.choiceStalls = raw.choiceStalls;
 	if (isCount(raw.failedPolls)) cursor.failedPolls = raw.failedPolls;
 	if (isCount(raw.failureReportedAt)) cursor.failureReportedAt = raw.failureReportedAt;
 	return { repaired: cursor, problem: problems.length ? problems.join('; ') : undefined };
