@@ -108,14 +108,15 @@ export function settleChoice(
 	// Fewer than asked for exist: all of them are emitted.
 	const floor = chosen.length >= choice.limit ? { atMs: oldest[2], id: oldest[1] } : undefined;
 	// Existing responses the choosing reads handled in the look-back window, the chosen ones aside,
-	// stay handled: an update of one is not new (as with Only New Responses).
-	const readFromMs = floor && Math.min(floor.atMs, state.activatedAtMs - lookBackMs) - 1;
+	// stay handled, and the first read looks back that far: an update of one is not new (as with
+	// Only New Responses).
+	const since = floor
+		? new Date(Math.min(floor.atMs, state.activatedAtMs - lookBackMs) - 1).toISOString()
+		: BEGINNING;
 	for (const formId of choice.forms) {
 		const seen = { ...state.forms[formId].seen };
 		for (const [chosenForm, id] of chosen) if (chosenForm === formId) delete seen[id];
-		state.forms[formId] = floor
-			? { since: new Date(readFromMs as number).toISOString(), seen, floor }
-			: { since: BEGINNING, seen };
+		state.forms[formId] = floor ? { since, seen, floor } : { since, seen };
 	}
 	delete state.choice;
 	return 'chosen';

@@ -65,10 +65,11 @@ export interface FormFailure {
  * responses not handled yet are emitted, oldest first; a form whose read this poll only
  * learns what exists (`learning`: activation, a form added to the selection) handles them
  * without emitting; a form choosing the newest existing responses keeps them as candidates
- * (see existing.ts). For every form alike: a read cut short (page cap, budget, a wait longer
- * than the budget) resumes where it stopped, proven by its anchors; a read that is not proven
- * reads again from its cursor; a form that fails or cannot move never holds up the others and
- * is reported by name (FORM_FAILURES_REPORTED).
+ * (see existing.ts), and in `learning` (its activation) counts all it sees as existing. For
+ * every form alike: a read cut short (page cap, budget, a wait longer than the budget) resumes
+ * where it stopped, proven by its anchors; a read that is not proven reads again from its
+ * cursor; a form that fails or cannot move never holds up the others and is reported by name
+ * (FORM_FAILURES_REPORTED).
  */
 export async function pollOnce(
 	context: IPollFunctions,
