@@ -197,9 +197,15 @@ export async function pollOnce(
 				warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
 				const gone = form.unlisted && httpCodeOf(cause) === '404';
 				const reportedAt = cursor.failureReportedAt;
+				const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
+				// A gone form's early report does not stand in for the one due on the 5th poll without
+				// progress: the cause may have changed since (a rate limit, a denial), and a poll that
+				// moved the form in between may have been discarded by n8n.
 				const due =
-					failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
-					(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
+					failedPolls >= reportedFrom &&
+					(reportedAt === undefined ||
+						reportedAt < reportedFrom ||
+						failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
 				if (due) failingForms.push({ formId: form.id, error });
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) failedInARow++;
