@@ -57,37 +57,32 @@ describe('Forms.wtf Trigger, known breaks: telling', () => {
 	// a request for the form, so it lets this through.
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'stuck forms'
-	it.failing(
-		'Selected Forms, 4 stuck forms behind a busy one: each is named by the 5th poll it cannot move',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 5,
-				selected: [0, 1, 2, 3, 4],
-			});
-			expect((await driver.poll()).errors).toEqual([]);
-			server.apply({ kind: 'advance', ms: 2_000 });
-			for (let form = 1; form < 5; form++) server.apply({ kind: 'submit', form, count: 3 });
-			const wait = { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } } as const;
-			for (let form = 1; form < 5; form++) server.inject(wait, 1_000, form);
-			const errorsByPoll: string[][] = [];
-			for (let i = 0; i < 20; i++) {
-				// form0 is busy and healthy: a response every poll.
-				server.apply({ kind: 'submit', form: 0, count: 1 });
-				errorsByPoll.push((await driver.poll({ budgetMs: 36_000 })).errors);
-			}
-			// Every stuck form gets no page from the first poll after activation on: by the 5th, each
-			// must have been named.
-			const firstFive = errorsByPoll.slice(0, 5).flat();
-			const named = [1, 2, 3, 4].filter((form) =>
-				firstFive.some((e) => e.includes(`(form${form})`)),
-			);
-			const firstNamedAt = [1, 2, 3, 4].map((form) =>
-				errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`(form${form})`))),
-			);
-			expect({ named, firstNamedAt }).toEqual({ named: [1, 2, 3, 4], firstNamedAt: [4, 4, 4, 4] });
-		},
-	);
+	it('Selected Forms, 4 stuck forms behind a busy one: each is named by the 5th poll it cannot move', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 5,
+			selected: [0, 1, 2, 3, 4],
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		for (let form = 1; form < 5; form++) server.apply({ kind: 'submit', form, count: 3 });
+		const wait = { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } } as const;
+		for (let form = 1; form < 5; form++) server.inject(wait, 1_000, form);
+		const errorsByPoll: string[][] = [];
+		for (let i = 0; i < 20; i++) {
+			// form0 is busy and healthy: a response every poll.
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			errorsByPoll.push((await driver.poll({ budgetMs: 36_000 })).errors);
+		}
+		// Every stuck form gets no page from the first poll after activation on: by the 5th, each
+		// must have been named.
+		const firstFive = errorsByPoll.slice(0, 5).flat();
+		const named = [1, 2, 3, 4].filter((form) => firstFive.some((e) => e.includes(`(form${form})`)));
+		const firstNamedAt = [1, 2, 3, 4].map((form) =>
+			errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`(form${form})`))),
+		);
+		expect({ named, firstNamedAt }).toEqual({ named: [1, 2, 3, 4], firstNamedAt: [4, 4, 4, 4] });
+	});
 
 	// REPRO: the same with server errors: 6 selected forms answering 503. A poll stops reading after
 	// 3 forms failed in a row (newResponses.ts MAX_FAILED_READS_IN_A_ROW), so each form is tried
@@ -96,26 +91,23 @@ describe('Forms.wtf Trigger, known breaks: telling', () => {
 	// 5k-th. The oracle's P9 lets it through (it counts only polls that sent a request for the form).
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'six forms'
-	it.failing(
-		'Selected Forms, six forms answering 503: each is named by the 5th poll it cannot move',
-		async () => {
-			const forms = [0, 1, 2, 3, 4, 5];
-			const { server, driver } = setUp({ watch: 'selectedForms', formCount: 6, selected: forms });
-			expect((await driver.poll()).errors).toEqual([]);
-			server.apply({ kind: 'advance', ms: 2_000 });
-			for (const form of forms) server.apply({ kind: 'submit', form, count: 1 });
-			for (const form of forms) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
-			const errorsByPoll: string[][] = [];
-			for (let i = 0; i < 12; i++) {
-				server.apply({ kind: 'advance', ms: 60_000 });
-				errorsByPoll.push((await driver.poll()).errors);
-			}
-			const firstNamedAt = forms.map((form) =>
-				errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`(form${form})`))),
-			);
-			expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
-		},
-	);
+	it('Selected Forms, six forms answering 503: each is named by the 5th poll it cannot move', async () => {
+		const forms = [0, 1, 2, 3, 4, 5];
+		const { server, driver } = setUp({ watch: 'selectedForms', formCount: 6, selected: forms });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		for (const form of forms) server.apply({ kind: 'submit', form, count: 1 });
+		for (const form of forms) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+		const errorsByPoll: string[][] = [];
+		for (let i = 0; i < 12; i++) {
+			server.apply({ kind: 'advance', ms: 60_000 });
+			errorsByPoll.push((await driver.poll()).errors);
+		}
+		const firstNamedAt = forms.map((form) =>
+			errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`(form${form})`))),
+		);
+		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
+	});
 });
 
 describe('Forms.wtf Trigger, known breaks: New Response (Ignore)', () => {
@@ -379,7 +371,7 @@ describe('Forms.wtf Trigger, known breaks: the error names the form', () => {
 	// Form (P9: `settings.watch === 'form' ||`). Minor: a One Form trigger has one form.
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'names the form'
-	it.failing('One Form answering 503 for 5 polls: the error names the form', async () => {
+	it('One Form answering 503 for 5 polls: the error names the form', async () => {
 		const { server, driver } = setUp({ version: 2 });
 		expect((await driver.poll()).errors).toEqual([]);
 		server.inject({ kind: 'serverError', status: 503 }, 10_000, 0);

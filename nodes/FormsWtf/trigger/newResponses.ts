@@ -85,21 +85,57 @@ export async function pollOnce(
 	const fresh: Candidate[] = [];
 	const failingForms: FormFailure[] = [];
 	const unreadable = new Set<string>();
+	// A form due this poll that it did not get to: the read of others spent the poll, or failed.
+	const tried = new Set<string>();
+	const notReached = new Map<string, WatchedForm>();
+	/** What stopped this poll's reading early: a wait it had no time for, or failing reads. */
+	let stoppedBy: unknown;
+	const cursorOf = (formId: string): FormCursor =>
+		next.forms[formId] ??
+		// A form that appeared after activation: all of its responses are new (or since the date asked for).
+		(state.emitSinceMs === undefined
+			? startedAt(state.activatedAtMs, settings.lookBackMs)
+			: fromDate(state.emitSinceMs));
+	/**
+	 * Counts a poll in which the form made no progress, warns, and reports the form once it is
+	 * due (FORM_FAILURES_REPORTED). Returns the count.
+	 */
+	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): number => {
+		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
+		const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
+		const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
+		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
+		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
+		const gone = form.unlisted && httpCodeOf(cause) === '404';
+		const reportedAt = cursor.failureReportedAt;
+		const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
+		// A gone form's early report does not stand in for the one due on the 5th poll without
+		// progress: the cause may have changed since (a rate limit, a denial), and a poll that
+		// moved the form in between may have been discarded by n8n.
+		const due =
+			failedPolls >= reportedFrom &&
+			(reportedAt === undefined ||
+				reportedAt < reportedFrom ||
+				failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
+		if (due) failingForms.push({ formId: form.id, error });
+		return failedPolls;
+	};
 	const readForms = async (candidates?: Candidates, only?: string[]): Promise<void> => {
 		let failedInARow = 0;
+		let lastFailure: unknown;
 		for (const form of formsToRead(next, listing, settings)) {
 			if (only && !only.includes(form.id)) continue;
-			// Forms failing one after the other (the service is struggling): the rest wait for the
-			// next poll rather than add to the load.
-			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
-			// A form that appeared after activation: all of its responses are new (or since the date asked for).
-			const cursor =
-				next.forms[form.id] ??
-				(state.emitSinceMs === undefined
-					? startedAt(state.activatedAtMs, settings.lookBackMs)
-					: fromDate(state.emitSinceMs));
+			const cursor = cursorOf(form.id);
 			// Read whole for the choice already: it waits for the other forms.
 			if (cursor.choice === 'read') continue;
+			// Forms failing one after the other (the service is struggling): the rest wait for the
+			// next poll rather than add to the load.
+			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) stoppedBy = lastFailure;
+			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) {
+				notReached.set(form.id, form);
+				continue;
+			}
+			tried.add(form.id);
 			const choosing = cursor.choice === 'reading' && candidates !== undefined;
 			const emits = !choosing && !learning.has(form.id);
 			const handled: HandledVersion[] = [];
@@ -188,27 +224,13 @@ export async function pollOnce(
 				delete updated.failureReportedAt;
 				failedInARow = 0;
 			} else {
-				const cause = read.failure ?? read.stoppedBy;
-				// One Form: the polls that failed as a whole before this one count too (see poll.ts).
-				const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
-				const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
-				updated.failedPolls = failedPolls;
-				const error = errorForStuckForm(context, settings, form, cause, failedPolls);
-				warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
-				const gone = form.unlisted && httpCodeOf(cause) === '404';
-				const reportedAt = cursor.failureReportedAt;
-				const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
-				// A gone form's early report does not stand in for the one due on the 5th poll without
-				// progress: the cause may have changed since (a rate limit, a denial), and a poll that
-				// moved the form in between may have been discarded by n8n.
-				const due =
-					failedPolls >= reportedFrom &&
-					(reportedAt === undefined ||
-						reportedAt < reportedFrom ||
-						failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-				if (due) failingForms.push({ formId: form.id, error });
+				updated.failedPolls = noProgress(form, cursor, read.failure ?? read.stoppedBy);
+				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.
-				if (read.failure !== undefined && isTransientError(read.failure)) failedInARow++;
+				if (read.failure !== undefined && isTransientError(read.failure)) {
+					failedInARow++;
+					lastFailure = read.failure;
+				}
 				// Denied or missing, it cannot hold up the newest existing responses of the others.
 				else if (read.failure !== undefined) unreadable.add(form.id);
 			}
@@ -237,6 +259,14 @@ export async function pollOnce(
 		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms);
 	}
+	// A form this poll did not get to because the reading stopped on a wait or on failures made
+	// no progress either, whether or not it was asked. (A healthy poll that runs out of time
+	// moved forward: it leaves the other forms to the next poll, longest unread first.)
+	for (const [formId, form] of notReached) {
+		if (tried.has(formId) || stoppedBy === undefined) continue;
+		const cursor = cursorOf(formId);
+		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
+	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
@@ -248,7 +278,7 @@ function stuckHint(settings: TriggerSettings): string {
 }
 
 /** Words for a form that cannot be read, or cannot move forward within the poll's time, naming it. */
-function errorForStuckForm(
+export function errorForStuckForm(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	form: WatchedForm,
