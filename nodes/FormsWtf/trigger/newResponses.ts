@@ -17,7 +17,7 @@ import {
 	rememberHandled,
 	submittedAtMs,
 } from './cursor';
-import type { FormCursor, ResumePoint, TriggerState } from './state';
+import type { FormCursor, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
 import type { PollAllowance } from './allowance';
 import { Candidates, settleChoice } from './existing';
@@ -181,26 +181,14 @@ export async function pollOnce(
 				fromStart: read.fromStart,
 				startedAtMs: read.startedAtMs,
 			};
-			const goOn = (resume: ResumePoint): ResumePoint => {
-				// A read that got no page keeps the page size it resumed with.
-				const pageSize = read.pageSize ?? cursor.resume?.pageSize;
-				const point = pageSize === undefined ? resume : { ...resume, pageSize };
-				return read.startedAtMs === undefined ? point : { ...point, startedAtMs: read.startedAtMs };
-			};
 			let updated: FormCursor;
 			if (read.failure !== undefined) {
 				// What it read is remembered, and it is read again from where it was on the next poll.
 				updated = rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] });
 				if (!cursor.resume) delete updated.resume;
-			} else if (read.cut) {
-				updated = rememberHandled(
-					cursor,
-					readOfForm,
-					goOn({ offset: read.end, anchors: read.anchors }),
-				);
-			} else if (!read.proven) {
-				// Responses before where the read went on were deleted or moved: read again from the start.
-				updated = rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] }));
+			} else if (read.cut || !read.proven) {
+				// Cut short, or responses before where it went on were deleted or moved (see resumeAfter).
+				updated = rememberHandled(cursor, readOfForm, read.resume);
 			} else if (choosing) {
 				updated = { ...cursor, choice: 'read' };
 				delete updated.resume;
@@ -216,9 +204,12 @@ export async function pollOnce(
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
-			// Moving forward: a complete read, or a cut one that read past where it resumed.
+			// Moving forward: a proven read, complete or cut past where it resumed. A read that is not
+			// proven reads again what it read, and must not hide a form that never gets further.
 			const moved =
-				read.failure === undefined && (!read.cut || read.end > (cursor.resume?.offset ?? 0));
+				read.failure === undefined &&
+				read.proven &&
+				(!read.cut || read.end > (cursor.resume?.offset ?? 0));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
