@@ -139,7 +139,7 @@ export class PollAllowance {
 			cut,
 			proven: continuity.proven,
 			resume: goOn(
-				gotPage ? resumeAfter(start, offset, continuity, end, pageSize) : again(start),
+				gotPage ? resumeAfter(start, offset, continuity, end) : again(start),
 				pageSize ?? start?.pageSize,
 				startedAtMs,
 			),
@@ -153,26 +153,22 @@ export class PollAllowance {
 }
 
 /**
- * Where a read that goes on from this one starts: a
- * proven read goes on from its end. One that did not find the anchors it resumed from lost them
- * to updates or deletions before them, which pull responses to earlier offsets: the next read
- * looks for the same anchors a page further back each time, so that steady edits between polls
- * cannot keep it from ever proving itself; at offset 0 without them, they are gone, and it reads
- * again from the start. One that found them but missed a later boundary (edits while it read)
- * reads again from where it began.
+ * Where a read that goes on from this one starts: a proven read goes on from its end. One that
+ * did not find the anchors it resumed from lost them to updates or deletions before them, which
+ * pull responses to earlier offsets by any number of places: the next read looks for the same
+ * anchors from offset 0 on, in every page; a read from 0 that does not find them either (they
+ * were updated or deleted themselves) reads again from the start. One that found them but
+ * missed a later boundary (edits while it read) reads again from where it began.
  */
 function resumeAfter(
 	start: ResumePoint | undefined,
 	offset: number,
 	continuity: Continuity,
 	end: number,
-	pageSize: number | undefined,
 ): ResumePoint {
 	if (continuity.proven) return { offset: end, anchors: continuity.anchors };
 	if (continuity.resumed || !start) return again(start);
-	if (offset === 0) return { offset: 0, anchors: [] };
-	const page = pageSize ?? start.pageSize ?? RESUME_OVERLAP;
-	return { offset: Math.max(0, offset - page), anchors: start.anchors };
+	return { offset: 0, anchors: offset === 0 ? [] : start.anchors };
 }
 
 /** With the page size it was read with (a read that got no page keeps the one it resumed with) and when it began. */
