@@ -194,14 +194,14 @@ describe('Forms.wtf Trigger, known breaks: liveness of a read that spans polls',
 
 describe('Forms.wtf Trigger, known breaks: liveness of Only New under steady edits', () => {
 	// REPRO: One Form, Only New Responses, pages of 5 at 100 ms, a 1 s budget, 12 responses a
-	// minute and 3 earlier responses edited a minute. Once a read spans polls, every resumed read
-	// misses its anchors (the edits pull what follows back 3 places; a page of 5 resumes 2 early),
-	// so no read is ever proven; each one that reaches the end starts again from offset 0. Over 40
-	// polls the cursor's `since` never leaves the activation's window (08:49:59), each pass
-	// re-reads everything since activation (resume offsets 0..137, 0..245, 0..461), `seen` grows
-	// without bound (474 entries), and a new response waits for a whole pass: the delay grows with
-	// uptime. No warning: an unproven read counts as progress (newResponses.ts `moved`). Same
-	// mechanism as the newest N above, where it emits nothing at all. The oracle lets it through.
+	// minute and 3 earlier responses edited a minute. Resumed reads now find their anchors (or look
+	// for them from offset 0), so every pass ends and `since` moves (08:49:59 -> 09:03:00 in 40
+	// polls), but not 20 minutes: the service outruns the reader. A pass that spans polls must
+	// leave `since` at its own start minus the look-back window (advanceCursor: a response that
+	// became visible late behind the read), so each pass re-reads the previous pass and the
+	// window again; with ~25 responses read a poll against 15 added or moved to the end a poll,
+	// each pass is longer than the last (4, 7, 14, then over 14 polls). Nothing tells the user
+	// that the form cannot keep up: every poll proves progress. The oracle lets it through.
 	// Replay:
 	//   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t 'steady edits'
 	it.failing('One Form, only new, steady edits: the cursor moves on', async () => {
