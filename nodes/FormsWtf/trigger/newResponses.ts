@@ -54,9 +54,6 @@ const MAX_FAILED_READS_IN_A_ROW = 3;
 
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 
-/** The cause of a poll without progress whose read was not proven whole (see resumeAfter in allowance.ts). */
-const UNPROVEN_READ = 'unproven';
-
 /** A form whose failures are due to be reported as an error of the workflow. */
 export interface FormFailure {
 	formId: string;
@@ -207,27 +204,20 @@ export async function pollOnce(
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
-			// Moving forward: a proven read, complete or cut past where it resumed. A read that is not
-			// proven, or that reads again from the start after one was not, reads again what was
-			// read, and must not hide a form that never gets further.
-			const { resume } = cursor;
-			const readingAgain = resume?.offset === 0 && !resume.anchors.length;
+			// Moving forward: a proven read, complete or cut past where it resumed. A read the service
+			// answered whole that is not proven (responses moved by edits in between; it recovers,
+			// see resumeAfter) is neither: it does not hide the polls without progress before it,
+			// nor is a healthy service's poll one of them.
 			const moved =
 				read.failure === undefined &&
 				read.proven &&
-				(!read.cut || (!readingAgain && read.end > (resume?.offset ?? 0)));
+				(!read.cut || read.end > (cursor.resume?.offset ?? 0));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				failedInARow = 0;
-			} else {
-				updated.failedPolls = noProgress(
-					form,
-					cursor,
-					read.failure ??
-						read.stoppedBy ??
-						(read.proven && !readingAgain ? undefined : UNPROVEN_READ),
-				);
+			} else if (read.proven || read.failure !== undefined || read.stoppedBy !== undefined) {
+				updated.failedPolls = noProgress(form, cursor, read.failure ?? read.stoppedBy);
 				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
@@ -293,10 +283,7 @@ export function errorForStuckForm(
 	const others = watchesSeveral(settings) ? ' The trigger goes on with the other forms.' : '';
 	let message: string;
 	let description: string;
-	if (cause === UNPROVEN_READ) {
-		message = `Form ${name} made no progress: its responses kept moving while they were read`;
-		description = `Its responses are read over several polls, and responses edited or deleted in between moved the others before the trigger could prove that it missed none; it reads them again, from further back.${others}`;
-	} else if (cause === undefined || isDeadlineError(cause)) {
+	if (cause === undefined || isDeadlineError(cause)) {
 		const why = cause instanceof Error ? cause.message : 'the poll ran out of time';
 		message = `Form ${name} made no progress: ${why}`;
 		description = `No page of its responses could be read within the time n8n gives a poll: the service asked to wait longer (a rate limit: the API key's 60 requests per minute may be used by other workflows), or answered too slowly.${others}`;
