@@ -171,7 +171,10 @@ function resumeAfter(
 	return { offset: 0, anchors: offset === 0 ? [] : start.anchors };
 }
 
-/** With the page size it was read with (a read that got no page keeps the one it resumed with) and when it began. */
+/**
+ * The resume point with the page size the read was served (a read that got no page keeps the
+ * one it resumed with) and when the first of the cut reads began.
+ */
 function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
 	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
 	if (pageSize !== undefined) resume.pageSize = pageSize;
