@@ -206,5 +206,77 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 					expect(timesEmitted(driver.emitted, id)).toBe(1);
 			},
 		);
+
+		it('a form whose failures change kind (missing, then rate limits, then denied) is named by the 5th poll after it last moved', async () => {
+			// Found by the long fuzz (seed 28201, property P9), as it shrank it: the activation finds
+			// the selected form missing and says so on that poll; a poll that reads it whole is
+			// discarded by n8n (the workflow was saved while it ran), so the stored state never
+			// learns it moved; then 429s and 403s on 5 polls in a row, and no error named it.
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'selectedForms',
+					formCount: 1,
+					selected: [0],
+					version: 1,
+					lookBackMinutes: 0,
+					pageCap: 7,
+					requestMs: 1,
+					startOffsetMs: 0,
+				}),
+				steps: [
+					{ kind: 'hide', form: 0 },
+					{ kind: 'deny', form: 0, status: 404, times: 1 },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'discardedPoll' },
+					{ kind: 'deny', form: 0, status: 403, times: 2 },
+					{
+						kind: 'fault',
+						fault: { kind: 'rateLimit', retryAfter: { kind: 'absent' } },
+						times: 5,
+						form: 0,
+					},
+					{ kind: 'poll', budget: 'tiny' },
+					{ kind: 'poll', budget: '1s' },
+					{ kind: 'poll', budget: '3s' },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'poll', budget: 'default' },
+				],
+			});
+			expect(formatViolations(check(trace))).toBe('');
+		});
+
+		it('a read that lost its anchors while the form was failing is not reported once the service is healthy', async () => {
+			// Found by the fuzz (seed 31013, property P4a), as it shrank it, on a version that counted
+			// an unproven read as a poll without progress: the polls that failed, then the healthy
+			// polls that look for the anchors an update moved, made 5, and a healthy poll was reported.
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'allForms',
+					formCount: 1,
+					version: 1,
+					lookBackMinutes: 0,
+					pageCap: 2,
+					requestMs: 1,
+					startOffsetMs: 0,
+				}),
+				steps: [
+					{ kind: 'submit', form: 0, count: 1, gapMs: 1 },
+					{
+						kind: 'fault',
+						fault: { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 1 } },
+						times: 3,
+						form: 0,
+					},
+					{ kind: 'poll', budget: '3s' },
+					{ kind: 'burst', form: 0, count: 2 },
+					{ kind: 'poll', budget: 'tiny' },
+					{ kind: 'deny', form: 0, status: 403, times: 2 },
+					{ kind: 'during', afterRequests: 1, event: { kind: 'update', form: 0, pick: 0 } },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'pollTogether' },
+				],
+			});
+			expect(formatViolations(check(trace))).toBe('');
+		});
 	});
 });

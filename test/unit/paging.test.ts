@@ -245,7 +245,18 @@ describe('paging: the continuity proof of a walk by offset', () => {
 		continuity.observe([at('i'), at('j')]);
 		expect(continuity.proven).toBe(false);
 		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['k']);
+		expect(continuity.resumed).toBe(false);
 		continuity.observe([at('k'), at('l')]);
 		expect(continuity.proven).toBe(true);
+		expect(continuity.resumed).toBe(true);
+	});
+
+	it('a resumed walk that found its anchors but misses a later boundary is resumed all the same', () => {
+		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
+		continuity.observe([at('k'), at('l')]);
+		continuity.crossBoundary();
+		continuity.observe([at('n'), at('o')]);
+		expect(continuity.proven).toBe(false);
+		expect(continuity.resumed).toBe(true);
 	});
 });

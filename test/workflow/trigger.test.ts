@@ -306,7 +306,10 @@ describe('Forms.wtf Trigger', () => {
 			await harness.control.injectFault({ kind: 'status', status: 500, times: 1000 });
 			for (let i = 0; i < 4; i++) expect((await trigger.poll()).error).toBeUndefined();
 			// Reported on the 5th failed poll in a row: passing failures have gone on for too long.
-			expect((await trigger.poll()).error?.message).toBe('Forms.wtf had a server error (500)');
+			// The error names the form and the cause.
+			expect((await trigger.poll()).error?.message).toBe(
+				`Form "${formId}" could not be read: Forms.wtf had a server error (500)`,
+			);
 			expect(cursorsOf(trigger.staticData)).toEqual(cursorsOf(before));
 		});
 

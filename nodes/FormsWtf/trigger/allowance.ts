@@ -5,7 +5,7 @@
 import { isDeadlineError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
 import { Continuity, iterateResponses } from '../shared/transport/paging';
-import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
+import type { ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { ResumePoint } from './state';
 
@@ -29,16 +29,17 @@ export const MAX_ITEMS_PER_POLL = 2000;
 export const PAGE_OVERLAP = 3;
 
 /**
- * How far before where a cut read stopped the next poll resumes, at most: room for deletions in
- * between. Never more than a quarter of the pages the server serves (and always short of one),
- * so that a server of small pages still moves a read forward by most of a page with each
- * request, as the pages of one read do (see Continuity).
+ * How far before where a cut read stopped the next poll resumes, at most: room for the updates
+ * and deletions of a poll's interval, which pull what follows to earlier offsets. Always short
+ * of a page, so that the first request still moves the read forward; it is one request a poll,
+ * unlike the pages within a read (see Continuity), so a server of small pages may spend most
+ * of it on the overlap.
  */
 const RESUME_OVERLAP = 25;
 
 function resumeOverlap(pageSize: number | undefined): number {
 	if (pageSize === undefined) return RESUME_OVERLAP;
-	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1, Math.ceil(pageSize / 4)));
+	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1));
 }
 
 /**
@@ -93,6 +94,7 @@ export class PollAllowance {
 		let startedAtMs = start?.startedAtMs;
 		let endOfPage = offset;
 		let pageSize: number | undefined;
+		let gotPage = false;
 		// Until a page is handed over, a resumed read still stands where it was.
 		let end = start?.offset ?? 0;
 		const pages = iterateResponses(
@@ -108,6 +110,7 @@ export class PollAllowance {
 				},
 				onPage: (page, pageOffset) => {
 					this.onPage();
+					gotPage = true;
 					startedAtMs ??= page.serviceTimeMs;
 					endOfPage = pageOffset + page.responses.length;
 					if (page.responses.length) pageSize = page.responses.length;
@@ -135,15 +138,53 @@ export class PollAllowance {
 			end,
 			cut,
 			proven: continuity.proven,
-			anchors: continuity.anchors,
+			resume: goOn(
+				gotPage ? resumeAfter(start, offset, continuity, end) : again(start),
+				pageSize ?? start?.pageSize,
+				startedAtMs,
+			),
 			fromStart: offset === 0,
 			startedAtMs,
 		};
 		if (stoppedBy !== undefined) read.stoppedBy = stoppedBy;
-		if (pageSize !== undefined) read.pageSize = pageSize;
 		if (failure !== undefined && !cut) read.failure = failure;
 		return read;
 	}
+}
+
+/**
+ * Where a read that goes on from this one starts: a proven read goes on from its end. One that
+ * did not find the anchors it resumed from lost them to updates or deletions before them, which
+ * pull responses to earlier offsets by any number of places: the next read looks for the same
+ * anchors from offset 0 on, in every page; a read from 0 that does not find them either (they
+ * were updated or deleted themselves) reads again from the start. One that found them but
+ * missed a later boundary (edits while it read) reads again from where it began.
+ */
+function resumeAfter(
+	start: ResumePoint | undefined,
+	offset: number,
+	continuity: Continuity,
+	end: number,
+): ResumePoint {
+	if (continuity.proven) return { offset: end, anchors: continuity.anchors };
+	if (continuity.resumed || !start) return again(start);
+	return { offset: 0, anchors: offset === 0 ? [] : start.anchors };
+}
+
+/**
+ * The resume point with the page size the read was served (a read that got no page keeps the
+ * one it resumed with) and when the first of the cut reads began.
+ */
+function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
+	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
+	if (pageSize !== undefined) resume.pageSize = pageSize;
+	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
+	return resume;
+}
+
+/** A read that got no page, or that must be read again from where it began. */
+function again(start: ResumePoint | undefined): ResumePoint {
+	return start ?? { offset: 0, anchors: [] };
 }
 
 /** How one read of a form ended (see PollAllowance.readForm). */
@@ -154,14 +195,12 @@ interface FormRead {
 	cut: boolean;
 	/** Every page boundary found its anchor (see Continuity). */
 	proven: boolean;
-	/** What a read that goes on from `end` must find. */
-	anchors: Anchor[];
+	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
+	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */
 	fromStart: boolean;
 	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
 	startedAtMs?: number;
-	/** The size of the last page read that held responses. */
-	pageSize?: number;
 	/** Why a read was cut before the end by a wait the poll had no time for (a deadline error). */
 	stoppedBy?: unknown;
 	failure?: unknown;

@@ -17,7 +17,7 @@ import {
 	rememberHandled,
 	submittedAtMs,
 } from './cursor';
-import type { FormCursor, ResumePoint, TriggerState } from './state';
+import type { FormCursor, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
 import type { PollAllowance } from './allowance';
 import { Candidates, settleChoice } from './existing';
@@ -89,25 +89,61 @@ export async function pollOnce(
 	// Existing responses older than the look-back window are not remembered by a choosing read:
 	// an update of one is new (as with Only New Responses).
 	const lookBackFromMs = state.activatedAtMs - settings.lookBackMs - 1;
+	// A form due this poll that it did not get to: the read of others spent the poll, or failed.
+	const tried = new Set<string>();
+	const notReached = new Map<string, WatchedForm>();
+	/** What stopped this poll's reading early: a wait it had no time for, or failing reads. */
+	let stoppedBy: unknown;
+	const cursorOf = (formId: string): FormCursor =>
+		next.forms[formId] ??
+		// A form that appeared after activation: all of its responses are new (or since the date asked for).
+		(state.emitSinceMs === undefined
+			? startedAt(state.activatedAtMs, settings.lookBackMs)
+			: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
+	/**
+	 * Counts a poll in which the form made no progress, warns, and reports the form once it is
+	 * due (FORM_FAILURES_REPORTED). Returns the count.
+	 */
+	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): number => {
+		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
+		const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
+		const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
+		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
+		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
+		const gone = form.unlisted && httpCodeOf(cause) === '404';
+		const reportedAt = cursor.failureReportedAt;
+		const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
+		// A gone form's early report does not stand in for the one due on the 5th poll without
+		// progress: the cause may have changed since (a rate limit, a denial), and a poll that
+		// moved the form in between may have been discarded by n8n.
+		const due =
+			failedPolls >= reportedFrom &&
+			(reportedAt === undefined ||
+				reportedAt < reportedFrom ||
+				failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
+		if (due) failingForms.push({ formId: form.id, error });
+		return failedPolls;
+	};
 	const readForms = async (
 		candidates?: Candidates,
 		only?: string[],
 		learnedBy: ReadonlySet<string> = learning,
 	): Promise<void> => {
 		let failedInARow = 0;
+		let lastFailure: unknown;
 		for (const form of formsToRead(next, listing, settings)) {
 			if (only && !only.includes(form.id)) continue;
-			// Forms failing one after the other (the service is struggling): the rest wait for the
-			// next poll rather than add to the load.
-			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) break;
-			// A form that appeared after activation: all of its responses are new (or since the date asked for).
-			const cursor =
-				next.forms[form.id] ??
-				(state.emitSinceMs === undefined
-					? startedAt(state.activatedAtMs, settings.lookBackMs)
-					: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
+			const cursor = cursorOf(form.id);
 			// Read whole for the choice already: it waits for the other forms.
 			if (cursor.choice === 'read') continue;
+			// Forms failing one after the other (the service is struggling): the rest wait for the
+			// next poll rather than add to the load.
+			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) stoppedBy = lastFailure;
+			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) {
+				notReached.set(form.id, form);
+				continue;
+			}
+			tried.add(form.id);
 			const choosing = cursor.choice === 'reading' && candidates !== undefined;
 			const emits = !choosing && !learnedBy.has(form.id);
 			const handled: HandledVersion[] = [];
@@ -159,26 +195,14 @@ export async function pollOnce(
 				fromStart: read.fromStart,
 				startedAtMs: read.startedAtMs,
 			};
-			const goOn = (resume: ResumePoint): ResumePoint => {
-				// A read that got no page keeps the page size it resumed with.
-				const pageSize = read.pageSize ?? cursor.resume?.pageSize;
-				const point = pageSize === undefined ? resume : { ...resume, pageSize };
-				return read.startedAtMs === undefined ? point : { ...point, startedAtMs: read.startedAtMs };
-			};
 			let updated: FormCursor;
 			if (read.failure !== undefined) {
 				// What it read is remembered, and it is read again from where it was on the next poll.
 				updated = rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] });
 				if (!cursor.resume) delete updated.resume;
-			} else if (read.cut) {
-				updated = rememberHandled(
-					cursor,
-					readOfForm,
-					goOn({ offset: read.end, anchors: read.anchors }),
-				);
-			} else if (!read.proven) {
-				// Responses before where the read went on were deleted or moved: read again from the start.
-				updated = rememberHandled(cursor, readOfForm, goOn({ offset: 0, anchors: [] }));
+			} else if (read.cut || !read.proven) {
+				// Cut short, or responses before where it went on were deleted or moved (see resumeAfter).
+				updated = rememberHandled(cursor, readOfForm, read.resume);
 			} else if (choosing) {
 				updated = {
 					...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }),
@@ -197,29 +221,26 @@ export async function pollOnce(
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
-			// Moving forward: a complete read, or a cut one that read past where it resumed.
+			// Moving forward: a proven read, complete or cut past where it resumed. A read the service
+			// answered whole that is not proven (responses moved by edits in between; it recovers,
+			// see resumeAfter) is neither: it does not hide the polls without progress before it,
+			// nor is a healthy service's poll one of them.
 			const moved =
-				read.failure === undefined && (!read.cut || read.end > (cursor.resume?.offset ?? 0));
+				read.failure === undefined &&
+				read.proven &&
+				(!read.cut || read.end > (cursor.resume?.offset ?? 0));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				failedInARow = 0;
-			} else {
-				const cause = read.failure ?? read.stoppedBy;
-				// One Form: the polls that failed as a whole before this one count too (see poll.ts).
-				const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
-				const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
-				updated.failedPolls = failedPolls;
-				const error = errorForStuckForm(context, settings, form, cause, failedPolls);
-				warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
-				const gone = form.unlisted && httpCodeOf(cause) === '404';
-				const reportedAt = cursor.failureReportedAt;
-				const due =
-					failedPolls >= (gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED) &&
-					(reportedAt === undefined || failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-				if (due) failingForms.push({ formId: form.id, error });
+			} else if (read.proven || read.failure !== undefined || read.stoppedBy !== undefined) {
+				updated.failedPolls = noProgress(form, cursor, read.failure ?? read.stoppedBy);
+				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.
-				if (read.failure !== undefined && isTransientError(read.failure)) failedInARow++;
+				if (read.failure !== undefined && isTransientError(read.failure)) {
+					failedInARow++;
+					lastFailure = read.failure;
+				}
 				// Denied or missing, it cannot hold up the newest existing responses of the others.
 				else if (read.failure !== undefined) unreadable.add(form.id);
 			}
@@ -253,6 +274,14 @@ export async function pollOnce(
 		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
+	// A form this poll did not get to because the reading stopped on a wait or on failures made
+	// no progress either, whether or not it was asked. (A healthy poll that runs out of time
+	// moved forward: it leaves the other forms to the next poll, longest unread first.)
+	for (const [formId, form] of notReached) {
+		if (tried.has(formId) || stoppedBy === undefined) continue;
+		const cursor = cursorOf(formId);
+		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
+	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
@@ -264,7 +293,7 @@ function stuckHint(settings: TriggerSettings): string {
 }
 
 /** Words for a form that cannot be read, or cannot move forward within the poll's time, naming it. */
-function errorForStuckForm(
+export function errorForStuckForm(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	form: WatchedForm,

@@ -15,7 +15,7 @@ import { activate, followSelection, serviceClock } from './activation';
 import { PollAllowance } from './allowance';
 import { listWatchedForms } from './listing';
 import { warn } from './log';
-import { pollOnce } from './newResponses';
+import { errorForStuckForm, pollOnce } from './newResponses';
 import { readSettings, scopeOf } from './settings';
 import { sampleNewest } from './testEvent';
 
@@ -94,7 +94,20 @@ export async function pollResponses(
 				delete kept.forms[settings.formId as string].failedPolls;
 			}
 			if (!commit({ ...kept, failures })) return null;
-			if (failures >= FAILURES_REPORTED) throw asNodeError(context.getNode(), error);
+			// One Form: the only form is what failed; the error names it, as for a form of several.
+			if (failures >= FAILURES_REPORTED)
+				throw asNodeError(
+					context.getNode(),
+					settings.watch === 'form'
+						? errorForStuckForm(
+								context,
+								settings,
+								{ id: settings.formId as string },
+								error,
+								failures,
+							)
+						: error,
+				);
 			warn(
 				context,
 				`poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,

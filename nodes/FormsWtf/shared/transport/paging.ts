@@ -103,6 +103,8 @@ export class Continuity {
 	/** The anchors of the oldest boundary not proven yet. */
 	private pending: Anchor[] | undefined;
 	private lastRead: Anchor[] = [];
+	/** Whether the anchors the walk resumed from are still to be found. */
+	private resumePending: boolean;
 
 	constructor(
 		/** How many responses before the end of the last page the next page starts. */
@@ -110,6 +112,12 @@ export class Continuity {
 		resumeAnchors: Anchor[] = [],
 	) {
 		this.pending = resumeAnchors.length ? resumeAnchors : undefined;
+		this.resumePending = this.pending !== undefined;
+	}
+
+	/** Whether the walk found the anchors it resumed from (or resumed from none). */
+	get resumed(): boolean {
+		return !this.resumePending;
 	}
 
 	/** Whether every boundary so far found its anchor. */
@@ -129,6 +137,7 @@ export class Continuity {
 			responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))
 		) {
 			this.pending = undefined;
+			this.resumePending = false;
 		}
 		const tail = responses.slice(-(this.overlap + 1)).map(toAnchor);
 		this.lastRead = [...this.lastRead, ...tail].slice(-(this.overlap + 1));
