@@ -280,3 +280,45 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 		});
 	});
 });
+
+describe('Forms.wtf Trigger: a form that failed once is not starved by a busy one', () => {
+	// A form whose read failed came after the others on every poll while it had failures to its
+	// name: a busy healthy form with a backlog took every poll's pages, so the failed form, healed
+	// at once, waited until the backlog was read, with nothing told.
+	it('All Forms, pages of 5 at 100 ms, a 1 s budget: the healed form is read on the next poll', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 2,
+			pageCap: 5,
+			requestMs: 100,
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		server.apply({ kind: 'submit', form: 1, count: 300, gapMs: 1 });
+		server.apply({ kind: 'submit', form: 0, count: 1 });
+		const waiting = aliveIds(server, 'form0').at(-1) as string;
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 1, 0);
+		await driver.poll({ budgetMs: 1_000 });
+		expect(timesEmitted(driver.emitted, waiting)).toBe(0);
+		await driver.poll({ budgetMs: 1_000 });
+		await driver.poll({ budgetMs: 1_000 });
+		expect(timesEmitted(driver.emitted, waiting)).toBe(1);
+		await drain(driver);
+	});
+});
+
+describe('Forms.wtf Trigger: a read of one page a poll moves forward by most of it', () => {
+	// A resumed read starts up to half a page before where it stopped (room for the edits of a
+	// poll's interval); starting a whole page early moved a read of one page a poll by one
+	// response a poll.
+	it('One Form, a backlog of 40, pages of 8 at 100 ms, a 100 ms budget: out within 12 polls', async () => {
+		const { server, driver } = setUp({ pageCap: 8, requestMs: 100 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		server.apply({ kind: 'submit', form: 0, count: 40, gapMs: 1 });
+		const backlog = aliveIds(server).slice(-40);
+		for (let poll = 0; poll < 12; poll++) await driver.poll({ budgetMs: 100 });
+		for (const id of backlog) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		await drain(driver);
+	});
+});

@@ -30,16 +30,16 @@ export const PAGE_OVERLAP = 3;
 
 /**
  * How far before where a cut read stopped the next poll resumes, at most: room for the updates
- * and deletions of a poll's interval, which pull what follows to earlier offsets. Always short
- * of a page, so that the first request still moves the read forward; it is one request a poll,
- * unlike the pages within a read (see Continuity), so a server of small pages may spend most
- * of it on the overlap.
+ * and deletions of a poll's interval, which pull what follows to earlier offsets. Never more
+ * than half of the pages the server serves, so that a read that gets one page a poll (a tight
+ * budget) still moves forward by half a page or more with each poll. More edits than that pull
+ * the anchors further back: the read then looks for them from offset 0 (see resumeAfter).
  */
 const RESUME_OVERLAP = 25;
 
 function resumeOverlap(pageSize: number | undefined): number {
 	if (pageSize === undefined) return RESUME_OVERLAP;
-	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1));
+	return Math.max(0, Math.min(RESUME_OVERLAP, pageSize - 1, Math.ceil(pageSize / 2)));
 }
 
 /**

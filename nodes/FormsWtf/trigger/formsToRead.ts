@@ -58,8 +58,10 @@ export function formsToRead(
 ): WatchedForm[] {
 	if (settings.watch === 'form') return listing.forms;
 	const lastRead = (form: WatchedForm) => state.forms[form.id]?.readAtRev ?? -1;
-	// Forms that failed last time come after the others: they never stand in the others' way.
-	const failing = (form: WatchedForm) => (state.forms[form.id]?.failedPolls ? 1 : 0);
+	// Forms that failed when last read, on the poll before, come after the others: they never
+	// stand in the others' way, nor are they starved by them (the next poll they come first).
+	const failing = (form: WatchedForm) =>
+		state.forms[form.id]?.failedPolls && lastRead(form) >= state.rev - 1 ? 1 : 0;
 	const byLongestUnread = (a: WatchedForm, b: WatchedForm) =>
 		failing(a) - failing(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
 	const changed: WatchedForm[] = [];
