@@ -17,9 +17,6 @@ import type { FormFailure } from './newResponses';
 import { pollOnce } from './newResponses';
 import type { TriggerSettings } from './settings';
 
-/** Without a Date header from the service, how far back the first poll looks. */
-const NO_SERVICE_CLOCK_MARGIN_MS = 60 * 60 * 1000;
-
 /** Forms asked for the service's clock at most, when the list of forms sends none. */
 const CLOCK_PROBES = 3;
 
@@ -121,9 +118,15 @@ function watchFrom(
 	return learning;
 }
 
-/** Without a Date header from the service: the n8n host's clock, a margin early. */
+/**
+ * Without a Date header from the service: the n8n host's clock stands in for it. Taken a margin
+ * early, it made every response of that margin new whenever the activation's read could not see
+ * it whole (a failed or cut read, a poll spent on the clock probe): responses from before
+ * activation were emitted. The first read still looks back the look-back window, so a host
+ * clock ahead of the service by less than that loses nothing once that read completes.
+ */
 function hostClock(): number {
-	return Date.now() - NO_SERVICE_CLOCK_MARGIN_MS;
+	return Date.now();
 }
 
 /**
