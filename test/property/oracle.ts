@@ -217,6 +217,33 @@ export function check(trace: Trace): Violation[] {
 
 type Add = (property: PropertyId, message: string) => void;
 
+/**
+ * The forms that really left the newest N's choice at some poll from the activation on: denied
+ * (403/404), missing from a list of forms (All Forms), or without a page of responses for
+ * TOLD_AFTER_POLLS polls in a row from a failed read on (a poll that did not ask it counts).
+ * A form left out of the selection is not in the choice at all (see inChoice).
+ */
+function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
+	const left = new Set<string>();
+	for (const formId of trace.watchedFormIds) {
+		let noPage = 0;
+		for (const poll of trace.polls.slice(activation.index)) {
+			const own = poll.requests.filter((r) => r.formId === formId);
+			if (own.some((r) => r.denied)) left.add(formId);
+			if (trace.schedule.settings.watch === 'allForms' && !poll.listedFormIds.includes(formId))
+				left.add(formId);
+			const page = own.some((r) => r.status === 200 && r.ids !== undefined && !r.faulted);
+			const failed = own.some((r) => r.status !== 200 || r.faulted);
+			// A poll that failed counts even when a page followed: the form may have left first
+			// (and two polls at once may be one that failed and one that read).
+			if (failed || (noPage > 0 && !page)) noPage++;
+			if (noPage >= TOLD_AFTER_POLLS) left.add(formId);
+			if (page) noPage = 0;
+		}
+	}
+	return left;
+}
+
 /** Selected Forms: the form was taken out of the selection and selected again in between. */
 function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
 	return trace.selections.some(
@@ -316,14 +343,20 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
 			// Submitted before the moment's second: existing, also when it shows up late.
-			// An update during the activation poll, before the moment's second, is existing too.
-			const during = shownAt(response, activation.endMs);
-			const version =
-				during && during.atMs < momentMs
-					? during
-					: (shownAt(response, activation.startMs) ??
-						(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined));
-			if (!version || version.atMs >= momentMs) continue;
+			// An update during the activation poll, before the moment's second, is existing too;
+			// one after it does not make an existing response newer (it ranks as it was).
+			// Its latest version before the moment's second (also when it shows up late), unless it
+			// was deleted before the poll.
+			const before =
+				response.deletedAtMs !== undefined && response.deletedAtMs <= activation.startMs
+					? undefined
+					: [...response.versions].reverse().find((v) => v.atMs < momentMs);
+			// What the activation's read saw of a response first submitted in the moment's second or
+			// after it is existing too, and ranked.
+			const seenAt = reads.get(response.formId)?.seen.get(response.id);
+			const seen = seenAt === undefined ? undefined : shownAt(response, seenAt);
+			const version = before ?? seen;
+			if (!version || (version.atMs >= momentMs && version !== seen)) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
 			if (version.garble !== undefined) undatedExisting.push(response.id);
 			else existingVersions.push({ response, version });
@@ -331,13 +364,19 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		existingVersions.sort(
 			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
 		);
-		// Each response of the moment's second, and each existing one deleted or updated since,
-		// may take the place of one chosen; ties in the last millisecond may go either way.
-		// Each one that showed up late may count either way, too.
+		// Each response of the moment's second that the activation's read did not see, and each
+		// existing one deleted or updated since, may take the place of one chosen; ties in the last
+		// millisecond may go either way. Each one that showed up late may count either way, too.
 		const band =
 			trace.server.responses.filter((r) => {
 				const version = shownAt(r, activation.endMs);
-				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
+				return (
+					version !== undefined &&
+					inChoice(r.formId) &&
+					version.atMs >= momentMs &&
+					version.atMs < momentMs + 1000 &&
+					!reads.get(r.formId)?.seen.has(r.id)
+				);
 			}).length +
 			existingVersions.filter(
 				(e) =>
@@ -354,20 +393,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			const edge = among[Math.min(reach, among.length) - 1]?.version.atMs;
 			return among.filter((e, i) => i < reach || e.version.atMs === edge).map((e) => e.response.id);
 		};
-		// A form that cannot be read while they are chosen may be left out of the choice: then
-		// the newest N come from the other forms.
-		const unreadable = new Set(
-			trace.polls
-				.slice(activation.index)
-				.flatMap((poll) => poll.requests)
-				.filter((r) => r.formId !== undefined && (r.status !== 200 || r.faulted))
-				.map((r) => r.formId as string),
-		);
-		// All Forms: a form missing from a list of forms leaves the choice too.
-		if (settings.watch === 'allForms')
-			for (const poll of trace.polls.slice(activation.index))
-				for (const formId of trace.watchedFormIds)
-					if (!poll.listedFormIds.includes(formId)) unreadable.add(formId);
+		// A form that really left may be left out of the choice: then the newest N come from the
+		// other forms. It left when it answered 403/404, was missing from a list of forms (All
+		// Forms), or got no page for 5 polls in a row after a failed read (docs/trigger-promise.md).
+		const unreadable = leftTheChoice(trace, activation);
 		// Any of them may have been left out (at most 4 forms: every subset).
 		const maybeLeftOut = [...unreadable];
 		allowedExisting = new Set(undatedExisting);
@@ -482,7 +511,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
-			if (existing(response, version) && version.atMs < momentMs && !allowedExisting.has(e.id))
+			if (existing(response, version) && !allowedExisting.has(e.id))
 				add(
 					'P7a',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,
