@@ -405,10 +405,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			for (const id of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
 				allowedExisting.add(id);
 		}
-		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
-		// the newest N - band - changed are all emitted.
+		// P7b: the newest N - band - changed of the forms that stayed in the choice are all
+		// emitted. Faults, denials and hidden forms do not excuse it: a form that left is out of
+		// the choice, and the others only move up. Selection changes and garbled dates do.
 		const disturbed = trace.schedule.steps.some((step) =>
-			['fault', 'deny', 'hide', 'select', 'garble', 'submitGarbled'].includes(step.kind),
+			['select', 'garble', 'submitGarbled'].includes(step.kind),
 		);
 		if (!disturbed) {
 			const emittedTags = new Set(trace.emitted.map((e) => e.tag));
@@ -416,6 +417,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			for (const { response, version } of sure) {
 				const tag = tagOf(response, version);
 				if (response.deletedAtMs !== undefined || response.versions.at(-1) !== version) continue;
+				if (unreadable.has(response.formId)) continue;
 				if (!emittedTags.has(tag))
 					add(
 						'P7b',
