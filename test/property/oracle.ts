@@ -182,12 +182,27 @@ export function check(trace: Trace): Violation[] {
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
-		// the others may then need another window, and another poll (docs/trigger-promise.md).
+		// the others may then need another window, and another poll (docs/trigger-promise.md):
+		// the first two polls it is denied in may hold the others back, no later one.
 		const choosing =
 			settings.newestCount !== undefined &&
 			emitSinceMs(settings) === undefined &&
 			!trace.polls.slice(0, poll.index).some((p) => p.emitted.length);
-		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials && !choosing) {
+		const deniedFormIds = new Set(poll.requests.filter((r) => r.denied).map((r) => r.formId));
+		const leavingNow =
+			choosing &&
+			[...deniedFormIds].some(
+				(formId) =>
+					trace.polls
+						.slice(0, poll.index)
+						.filter((p) => p.requests.some((r) => r.denied && r.formId === formId)).length < 2,
+			);
+		if (
+			settings.watch !== 'form' &&
+			poll.onlyDenialsAtStart &&
+			poll.withoutDenials &&
+			!leavingNow
+		) {
 			const denied = [
 				...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`)),
 			];
