@@ -339,11 +339,18 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		const seenAt = read?.seen.get(response.id);
 		return !!read?.whole && seenAt !== undefined && shownAt(response, seenAt) === version;
 	};
-	/** Submitted in the moment's second or during the activation poll: may count either way. */
+	/**
+	 * Submitted in the moment's second, on a form the activation's read did not read whole: may
+	 * count either way. After that second it is new, unless the read saw it (then existing).
+	 */
 	const ambiguous = (response: SimResponse, version: ResponseVersion): boolean =>
 		version.atMs >= momentMs &&
-		version.atMs <= activation.endMs &&
+		version.atMs < momentMs + 1000 &&
 		!reads.get(response.formId)?.whole;
+	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean => {
+		const seenAt = reads.get(response.formId)?.seen.get(response.id);
+		return seenAt !== undefined && shownAt(response, seenAt) === version;
+	};
 	const describeAt = `activation at ${iso(momentMs)} (poll ${activation.index})`;
 
 	// The newest N: the existing responses, newest first, of the forms the choice reads.
@@ -475,7 +482,12 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				);
 			}
 			if (sinceMs !== undefined) return v.atMs >= sinceMs;
-			return v.atMs >= momentMs && !existing(response, v) && !ambiguous(response, v);
+			return (
+				v.atMs >= momentMs &&
+				!existing(response, v) &&
+				!ambiguous(response, v) &&
+				!seenByTheRead(response, v)
+			);
 		};
 		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
