@@ -259,13 +259,41 @@ function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
 	return left;
 }
 
-/** Selected Forms: the form was taken out of the selection and selected again in between. */
+/**
+ * Selected Forms: the form was taken out of the selection and selected again in between, and
+ * started afresh: only a response without a date, or one of the second it started in (the
+ * moment of the first poll that read the list of forms after it was selected again, or of a
+ * later activation that started from before that poll), may come again (docs/trigger-promise.md).
+ */
 function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
-	return trace.selections.some(
-		(selection) =>
-			selection.fromPoll > before.poll &&
-			selection.fromPoll <= after.poll &&
-			!selection.formIds.includes(after.formId),
+	if (!usable(after.submittedAt)) return trace.selections.some((s) => takenOut(s, before, after));
+	const atMs = Date.parse(after.submittedAt as string);
+	return trace.selections.some((selection, k) => {
+		if (!takenOut(selection, before, after)) return false;
+		const again = trace.selections.slice(k + 1).find((s) => s.formIds.includes(after.formId));
+		if (again === undefined || again.fromPoll > after.poll) return false;
+		const between = trace.polls.slice(again.fromPoll, after.poll + 1);
+		const firstRead = between.find((poll) =>
+			poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+		);
+		const starts = [firstRead, ...between.filter((poll) => poll.activationTick)];
+		return starts.some((poll) => {
+			if (poll === undefined) return false;
+			const { momentMs } = activationFacts(poll);
+			return atMs >= momentMs && atMs < momentMs + 1000;
+		});
+	});
+}
+
+function takenOut(
+	selection: { fromPoll: number; formIds: string[] },
+	before: Emitted,
+	after: Emitted,
+): boolean {
+	return (
+		selection.fromPoll > before.poll &&
+		selection.fromPoll <= after.poll &&
+		!selection.formIds.includes(after.formId)
 	);
 }
 
