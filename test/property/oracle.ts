@@ -626,9 +626,20 @@ function checkTelling(trace: Trace, add: Add): void {
 		let told = false;
 		for (const [i, poll] of trace.polls.entries()) {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
-			// polls at once start it again.
+			// polls at once start it again. A form no longer watched (not listed, not selected)
+			// has nothing to tell.
 			// (What was told since the last progress stays told: a report repeats only every 60 polls.)
-			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together') stuck = 0;
+			const watched =
+				settings.watch === 'allForms'
+					? poll.listedFormIds.includes(formId)
+					: settings.watch !== 'selectedForms' || selectionAt(trace, poll.index).includes(formId);
+			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together' || !watched)
+				stuck = 0;
+			if (!watched) continue;
+			// A poll that could not read the list of forms fails as a whole, told by its own rule
+			// (the 5th such poll in a row): it neither moves the form nor counts against it.
+			const lists = poll.requests.filter((r) => r.path === '/forms');
+			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) continue;
 			// Its reads (a successful probe of the clock, without `since`, reads nothing).
 			const reads = poll.requests.filter(
 				(r) =>
@@ -636,24 +647,30 @@ function checkTelling(trace: Trace, add: Add): void {
 					r.path.endsWith('/responses') &&
 					!(r.status === 200 && r.since === undefined),
 			);
-			if (!reads.length) continue;
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
 				stuck = 0;
 				told = false;
 				runStart = i + 1;
 				continue;
 			}
+			// No progress: a poll that failed to read it, or any poll after one (asked or not: a
+			// poll that spends itself on other forms does not move this one either).
+			if (!reads.length && stuck === 0) continue;
+			if (stuck === 0) runStart = Math.min(runStart, i);
 			stuck++;
+			// The error names the form, also with One Form (docs/trigger-promise.md).
 			told ||= trace.polls
 				.slice(runStart, i + 1)
-				.some((p) => p.errors.some((error) => settings.watch === 'form' || error.includes(formId)));
+				.some((p) => p.errors.some((error) => error.includes(formId)));
 			if (stuck === TOLD_AFTER_POLLS && !told)
 				add(
 					'P9',
 					`${formId} got no page of responses on ${stuck} polls in a row (polls ${trace.polls
-						.slice(runStart, i + 1)
-						.filter((p) => p.requests.some((r) => r.formId === formId))
-						.map((p) => `${p.index} (${describePoll(p)})`)
+						.slice(i + 1 - stuck, i + 1)
+						.map(
+							(p) =>
+								`${p.index} (${describePoll(p)}${p.requests.some((r) => r.formId === formId) ? '' : ', not asked'})`,
+						)
 						.join(', ')}) and no error named it`,
 				);
 		}
