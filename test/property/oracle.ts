@@ -119,7 +119,10 @@ export function check(trace: Trace): Violation[] {
 	} else {
 		activatedAtMs = activation.activatedAtMsAfter as number;
 		const firstRequestMs = activation.requests[0]?.atMs ?? activation.startMs;
-		const low = Math.floor(firstRequestMs / 1000) * 1000;
+		// Without a Date header the service shows no clock: the moment may lie earlier (it must
+		// not lie later, which would make existing responses new); what is existing is still
+		// what the activation's read saw or what was submitted before the activation.
+		const low = settings.dateAbsent ? -Infinity : Math.floor(firstRequestMs / 1000) * 1000;
 		if (activatedAtMs < low || activatedAtMs > activation.endMs) {
 			add(
 				'P2a',

@@ -145,6 +145,7 @@ export function buildServer(settings: FuzzSettings): SimServer {
 			pageCap: settings.pageCap,
 			totalAbsent: settings.totalAbsent,
 			requestMs: settings.requestMs ?? REQUEST_MS,
+			...(settings.dateAbsent && { dateAbsent: true }),
 		},
 		startMs(settings),
 		settings.formCount,
