@@ -23,6 +23,7 @@ export const PROPERTIES = {
 	P2a: 'P2a activation moment: activatedAtMs is the service clock at activation, and stays',
 	P2b: 'P2b every new response is emitted (its current version)',
 	P2c: 'P2c nothing existing is emitted (unless On Activation asks for it), nothing of a form not watched',
+	P2d: 'P2d New Response (Ignore): an update of an existing response that was never emitted is not emitted',
 	P3: 'P3 a response without a usable submittedAt is emitted at most once',
 	P4a: 'P4a no poll fails while the server is healthy',
 	P4b: 'P4b with Selected Forms and All Forms, a form answering 403/404 does not stop the other forms',
@@ -582,6 +583,73 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}${reads.get(response.formId)?.seen.has(response.id) ? ', seen by its read' : ''})`,
 			);
 		}
+	}
+	// Existing at activation and watched from it; the newest N may choose it, a date may ask for it.
+	checkIgnoredUpdates(
+		trace,
+		activation,
+		momentMs,
+		(response, version) =>
+			!watchedThroughout(response.formId) ||
+			(settings.watch === 'allForms' && !activation.listedFormIds.includes(response.formId)) ||
+			(newestCount !== undefined && allowedExisting.has(response.id)) ||
+			(sinceMs !== undefined && version.atMs >= sinceMs),
+		add,
+	);
+}
+
+/**
+ * P2d: with New Response (Ignore), an existing response that was not emitted stays out when it
+ * is updated: an update is not a new response. The documented limit: an update more than the
+ * look-back window after the version before it (the trigger no longer remembers that one) may
+ * come as new. A response without a date at some time is left out (P3's).
+ */
+function checkIgnoredUpdates(
+	trace: Trace,
+	activation: PollRecord,
+	momentMs: number,
+	mayBeChosen: (response: SimResponse, version: ResponseVersion) => boolean,
+	add: Add,
+): void {
+	const { settings } = trace.schedule;
+	if (settings.updatedResponses !== 'ignore') return;
+	const lookBackMs = settings.lookBackMinutes * 60_000;
+	const first = new Map<string, Emitted>();
+	for (const e of trace.emitted) if (!first.has(e.id)) first.set(e.id, e);
+	for (const response of trace.server.responses) {
+		const e = first.get(response.id);
+		if (e === undefined || response.versions.some((v) => v.garble !== undefined)) continue;
+		const existingVersion = shownAt(response, activation.startMs);
+		if (existingVersion === undefined || existingVersion.atMs >= momentMs) continue;
+		if (mayBeChosen(response, existingVersion)) continue;
+		// Only what the trigger could tell: an id whose first sight is already its update looks
+		// like a new response (the API shows no earlier version); one it read before is not,
+		// until the update is more than the look-back window after the version it last read.
+		let sawExisting = false;
+		let lastReadAtMs = -Infinity;
+		// n8n keeps no state of a poll that emits nothing past a new activation (a restart), nor
+		// of a discarded poll: what such a poll read is not remembered.
+		const kept = (poll: PollRecord) =>
+			poll.kind !== 'discarded' &&
+			(poll.emitted.length > 0 ||
+				!trace.polls.slice(poll.index + 1, e.poll + 1).some((p) => p.activationTick));
+		for (const poll of trace.polls.slice(activation.index, e.poll).filter(kept))
+			for (const r of poll.requests) {
+				// A probe of the clock (no `since`) is not a read.
+				const read = r.since !== undefined && r.ids?.includes(response.id);
+				const shown = read ? shownAt(response, r.atMs) : undefined;
+				if (shown === undefined) continue;
+				sawExisting ||= shown.atMs < momentMs;
+				lastReadAtMs = Math.max(lastReadAtMs, shown.atMs);
+			}
+		const n = versionOf(e.tag);
+		const emittedVersion = response.versions.find((v) => v.n === n);
+		if (!sawExisting || !emittedVersion || n <= existingVersion.n) continue;
+		if (emittedVersion.atMs - lastReadAtMs >= lookBackMs) continue;
+		add(
+			'P2d',
+			`${describe(e)} is an update of ${tagOf(response, existingVersion)} of ${response.formId}, existing at activation (${iso(momentMs)}, poll ${activation.index}) and never emitted`,
+		);
 	}
 }
 
