@@ -33,6 +33,7 @@ export const PROPERTIES = {
 	P7a: 'P7a the newest N: no existing response older than the newest N is emitted',
 	P7b: 'P7b the newest N: the newest N existing responses are emitted',
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
+	P8b: 'P8b liveness: while the service is healthy, also under steady updates and deletions, every response due is emitted within a bound of polls, or its form is named by an error',
 	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
 } as const;
 
@@ -485,42 +486,44 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 	const emittedIds = new Set(trace.emitted.map((e) => e.id));
 	const finalSelection = selectionAt(trace, finalPoll);
+	/** New: to be emitted (the activation's definitions; a form selected later from the poll that first saw it). */
+	const isNewVersion = (response: SimResponse, v: ResponseVersion): boolean => {
+		if (!watchedThroughout(response.formId)) {
+			// Added to the selection later: new once it shows up after the poll that first saw the form.
+			let from = 0;
+			for (const [k, selection] of trace.selections.entries())
+				if (!selection.formIds.includes(response.formId)) from = k + 1;
+			// The first poll that read the list of forms after the selection changed, and whose
+			// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
+			// restart, a discarded poll) starts from before it; after the last one, it lives on.
+			const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
+			const firstPoll = trace.polls.find(
+				(poll) =>
+					poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
+					poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+			);
+			const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
+			// Visible late with a timestamp before that poll's moment: either way (as at activation).
+			return (
+				firstPoll !== undefined &&
+				shownFrom > firstPoll.endMs &&
+				v.atMs >= activationFacts(firstPoll).momentMs
+			);
+		}
+		if (sinceMs !== undefined) return v.atMs >= sinceMs;
+		return (
+			v.atMs >= momentMs &&
+			!existing(response, v) &&
+			!ambiguous(response, v) &&
+			!seenByTheRead(response, v)
+		);
+	};
 	for (const response of trace.server.responses) {
 		if (!watchedEver.has(response.formId) || response.deletedAtMs !== undefined) continue;
 		if (settings.watch === 'selectedForms' && !finalSelection.includes(response.formId)) continue;
 		const version = response.versions[response.versions.length - 1];
 		if (version.garble !== undefined) continue;
-		const isNew = (v: ResponseVersion): boolean => {
-			if (!watchedThroughout(response.formId)) {
-				// Added to the selection later: new once it shows up after the poll that first saw the form.
-				let from = 0;
-				for (const [k, selection] of trace.selections.entries())
-					if (!selection.formIds.includes(response.formId)) from = k + 1;
-				// The first poll that read the list of forms after the selection changed, and whose
-				// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
-				// restart, a discarded poll) starts from before it; after the last one, it lives on.
-				const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
-				const firstPoll = trace.polls.find(
-					(poll) =>
-						poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
-						poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
-				);
-				const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
-				// Visible late with a timestamp before that poll's moment: either way (as at activation).
-				return (
-					firstPoll !== undefined &&
-					shownFrom > firstPoll.endMs &&
-					v.atMs >= activationFacts(firstPoll).momentMs
-				);
-			}
-			if (sinceMs !== undefined) return v.atMs >= sinceMs;
-			return (
-				v.atMs >= momentMs &&
-				!existing(response, v) &&
-				!ambiguous(response, v) &&
-				!seenByTheRead(response, v)
-			);
-		};
+		const isNew = (v: ResponseVersion): boolean => isNewVersion(response, v);
 		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
 			if (!emittedTags.has(tagOf(response, version))) {
@@ -546,6 +549,49 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				'P2b',
 				`${response.id} of ${response.formId} (first submitted ${iso(first.atMs)}, ${describeAt}) was never emitted`,
 			);
+	}
+
+	// P8b: liveness under in-contract churn. While the service is healthy, a response due (a new
+	// version shown, and none as new emitted since) is out within a bound of polls, or an error
+	// names its form by then; healthy polls with edits in between count, not only quiet ones.
+	const bound = livenessBound(trace);
+	for (const response of trace.server.responses) {
+		if (!watchedEver.has(response.formId) || !watchedThroughout(response.formId)) continue;
+		if (response.versions.some((v) => v.garble !== undefined)) continue;
+		let waiting = 0;
+		let emittedUpTo = 0;
+		for (const poll of trace.polls.slice(activation.index)) {
+			const shown = shownAt(response, poll.startMs);
+			const owed =
+				shown !== undefined &&
+				(settings.updatedResponses === 'emit'
+					? isNewVersion(response, shown) && emittedUpTo < shown.n
+					: emittedUpTo === 0 &&
+						response.versions
+							.filter((v) => v.n <= shown.n)
+							.every((v) => isNewVersion(response, v)));
+			const watched =
+				settings.watch === 'allForms'
+					? poll.listedFormIds.includes(response.formId)
+					: selectionAt(trace, poll.index).includes(response.formId) || settings.watch === 'form';
+			if (!owed) waiting = 0;
+			else if (watched && poll.healthyAtStart && (poll.kind === 'poll' || poll.kind === 'final'))
+				waiting++;
+			if (poll.errors.some((error) => error.includes(response.formId))) waiting = 0;
+			// Each emission of it is progress (under steady updates a newer version is due at once).
+			for (const e of poll.emitted)
+				if (e.id === response.id) {
+					emittedUpTo = Math.max(emittedUpTo, versionOf(e.tag));
+					waiting = 0;
+				}
+			if (waiting > bound) {
+				add(
+					'P8b',
+					`${tagOf(response, shown as ResponseVersion)} of ${response.formId} was due for ${waiting} healthy polls (to poll ${poll.index}, ${describePoll(poll)}) and was not emitted, nor was its form named by an error; at most ${bound} for ${trace.server.responses.length} responses in pages of ${settings.pageCap}`,
+				);
+				break;
+			}
+		}
 	}
 
 	// P2c and P7a: nothing existing (but what On Activation asks for), nothing unwatched.
@@ -666,6 +712,19 @@ function convergenceBound(trace: Trace): number {
 	// least once every 20 polls (docs/trigger.md).
 	const rotation = settings.watch === 'form' ? 0 : 20;
 	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
+}
+
+/**
+ * How many healthy polls a due response may wait (see P8b): the convergence bound, with room for
+ * polls that read one page each (a budget cut after the first page).
+ */
+function livenessBound(trace: Trace): number {
+	const { settings } = trace.schedule;
+	const responses = trace.server.responses.length;
+	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
+	const pagesPerForm = Math.ceil(responses / perPage) + 1;
+	const passes = settings.newestCount !== undefined ? 7 : 1;
+	return convergenceBound(trace) + passes * pagesPerForm * settings.formCount;
 }
 
 function checkConvergence(trace: Trace, add: Add): void {

@@ -98,7 +98,18 @@ export type Step =
 	| { kind: 'restart' }
 	| { kind: 'pollTogether' }
 	/** Selected Forms: the user picks these forms (indexes) and saves: n8n activates the trigger again. */
-	| { kind: 'select'; selected: number[] };
+	| { kind: 'select'; selected: number[] }
+	/**
+	 * In-contract churn on a healthy service: `polls` polls, each after one edit of `form` (an
+	 * update or a deletion of another of its responses, or a new one).
+	 */
+	| {
+			kind: 'churn';
+			form: number;
+			edit: 'update' | 'delete' | 'submit';
+			polls: number;
+			budget: Budget;
+	  };
 
 export interface Schedule {
 	settings: FuzzSettings;
@@ -229,6 +240,16 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 		arbitrary: fc.record({
 			kind: fc.constant('select' as const),
 			selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+		}),
+		weight: 1,
+	},
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('churn' as const),
+			form: formIndex,
+			edit: fc.constantFrom<'update' | 'delete' | 'submit'>('update', 'update', 'delete', 'submit'),
+			polls: fc.integer({ min: 5, max: 60 }),
+			budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '36s'),
 		}),
 		weight: 1,
 	},
@@ -379,6 +400,8 @@ export function formatStep(s: Step, formCount = 4): string {
 			return "TWO POLLS at once (one plain poll if it is n8n's activation poll)";
 		case 'select':
 			return `SELECT ${JSON.stringify(s.selected.map((form) => `form${form % formCount}`))} and save (Selected Forms)`;
+		case 'churn':
+			return `${s.polls} × (${s.edit} one response of ${f(s.form)}, then POLL${s.budget === 'default' ? '' : ` (budget ${s.budget})`})`;
 		default:
 			return formatEvent(s, formCount);
 	}
