@@ -23,6 +23,7 @@ export const PROPERTIES = {
 	P2a: 'P2a activation moment: activatedAtMs is the service clock at activation, and stays',
 	P2b: 'P2b every new response is emitted (its current version)',
 	P2c: 'P2c nothing existing is emitted (unless On Activation asks for it), nothing of a form not watched',
+	P2d: 'P2d New Response (Ignore): an update of an existing response that was never emitted is not emitted',
 	P3: 'P3 a response without a usable submittedAt is emitted at most once',
 	P4a: 'P4a no poll fails while the server is healthy',
 	P4b: 'P4b with Selected Forms and All Forms, a form answering 403/404 does not stop the other forms',
@@ -32,6 +33,7 @@ export const PROPERTIES = {
 	P7a: 'P7a the newest N: no existing response older than the newest N is emitted',
 	P7b: 'P7b the newest N: the newest N existing responses are emitted',
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
+	P8b: 'P8b liveness: while the service is healthy, also under steady updates and deletions, every response due is emitted within a bound of polls, or its form is named by an error',
 	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
 } as const;
 
@@ -119,7 +121,10 @@ export function check(trace: Trace): Violation[] {
 	} else {
 		activatedAtMs = activation.activatedAtMsAfter as number;
 		const firstRequestMs = activation.requests[0]?.atMs ?? activation.startMs;
-		const low = Math.floor(firstRequestMs / 1000) * 1000;
+		// Without a Date header the service shows no clock: the moment may lie earlier (it must
+		// not lie later, which would make existing responses new); what is existing is still
+		// what the activation's read saw or what was submitted before the activation.
+		const low = settings.dateAbsent ? -Infinity : Math.floor(firstRequestMs / 1000) * 1000;
 		if (activatedAtMs < low || activatedAtMs > activation.endMs) {
 			add(
 				'P2a',
@@ -182,12 +187,27 @@ export function check(trace: Trace): Violation[] {
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
-		// the others may then need another window, and another poll (docs/trigger-promise.md).
+		// the others may then need another window, and another poll (docs/trigger-promise.md):
+		// the first two polls it is denied in may hold the others back, no later one.
 		const choosing =
 			settings.newestCount !== undefined &&
 			emitSinceMs(settings) === undefined &&
 			!trace.polls.slice(0, poll.index).some((p) => p.emitted.length);
-		if (settings.watch !== 'form' && poll.onlyDenialsAtStart && poll.withoutDenials && !choosing) {
+		const deniedFormIds = new Set(poll.requests.filter((r) => r.denied).map((r) => r.formId));
+		const leavingNow =
+			choosing &&
+			[...deniedFormIds].some(
+				(formId) =>
+					trace.polls
+						.slice(0, poll.index)
+						.filter((p) => p.requests.some((r) => r.denied && r.formId === formId)).length < 2,
+			);
+		if (
+			settings.watch !== 'form' &&
+			poll.onlyDenialsAtStart &&
+			poll.withoutDenials &&
+			!leavingNow
+		) {
 			const denied = [
 				...new Set(poll.requests.filter((r) => r.denied).map((r) => `${r.formId} (${r.status})`)),
 			];
@@ -217,13 +237,68 @@ export function check(trace: Trace): Violation[] {
 
 type Add = (property: PropertyId, message: string) => void;
 
-/** Selected Forms: the form was taken out of the selection and selected again in between. */
+/**
+ * The forms that really left the newest N's choice at some poll from the activation on: denied
+ * (403/404), missing from a list of forms (All Forms), or without a page of responses for
+ * TOLD_AFTER_POLLS polls in a row from a failed read on (a poll that did not ask it counts).
+ * A form left out of the selection is not in the choice at all (see inChoice).
+ */
+function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
+	const left = new Set<string>();
+	for (const formId of trace.watchedFormIds) {
+		let noPage = 0;
+		for (const poll of trace.polls.slice(activation.index)) {
+			const own = poll.requests.filter((r) => r.formId === formId);
+			if (own.some((r) => r.denied)) left.add(formId);
+			if (trace.schedule.settings.watch === 'allForms' && !poll.listedFormIds.includes(formId))
+				left.add(formId);
+			const page = own.some((r) => r.status === 200 && r.ids !== undefined && !r.faulted);
+			const failed = own.some((r) => r.status !== 200 || r.faulted);
+			// A poll that failed counts even when a page followed: the form may have left first
+			// (and two polls at once may be one that failed and one that read).
+			if (failed || (noPage > 0 && !page)) noPage++;
+			if (noPage >= TOLD_AFTER_POLLS) left.add(formId);
+			if (page) noPage = 0;
+		}
+	}
+	return left;
+}
+
+/**
+ * Selected Forms: the form was taken out of the selection and selected again in between, and
+ * started afresh: only a response without a date, or one of the second it started in (the
+ * moment of the first poll that read the list of forms after it was selected again, or of a
+ * later activation that started from before that poll), may come again (docs/trigger-promise.md).
+ */
 function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
-	return trace.selections.some(
-		(selection) =>
-			selection.fromPoll > before.poll &&
-			selection.fromPoll <= after.poll &&
-			!selection.formIds.includes(after.formId),
+	if (!usable(after.submittedAt)) return trace.selections.some((s) => takenOut(s, before, after));
+	const atMs = Date.parse(after.submittedAt as string);
+	return trace.selections.some((selection, k) => {
+		if (!takenOut(selection, before, after)) return false;
+		const again = trace.selections.slice(k + 1).find((s) => s.formIds.includes(after.formId));
+		if (again === undefined || again.fromPoll > after.poll) return false;
+		const between = trace.polls.slice(again.fromPoll, after.poll + 1);
+		const firstRead = between.find((poll) =>
+			poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+		);
+		const starts = [firstRead, ...between.filter((poll) => poll.activationTick)];
+		return starts.some((poll) => {
+			if (poll === undefined) return false;
+			const { momentMs } = activationFacts(poll);
+			return atMs >= momentMs && atMs < momentMs + 1000;
+		});
+	});
+}
+
+function takenOut(
+	selection: { fromPoll: number; formIds: string[] },
+	before: Emitted,
+	after: Emitted,
+): boolean {
+	return (
+		selection.fromPoll > before.poll &&
+		selection.fromPoll <= after.poll &&
+		!selection.formIds.includes(after.formId)
 	);
 }
 
@@ -297,11 +372,18 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		const seenAt = read?.seen.get(response.id);
 		return !!read?.whole && seenAt !== undefined && shownAt(response, seenAt) === version;
 	};
-	/** Submitted in the moment's second or during the activation poll: may count either way. */
+	/**
+	 * Submitted in the moment's second, on a form the activation's read did not read whole: may
+	 * count either way. After that second it is new, unless the read saw it (then existing).
+	 */
 	const ambiguous = (response: SimResponse, version: ResponseVersion): boolean =>
 		version.atMs >= momentMs &&
-		version.atMs <= activation.endMs &&
+		version.atMs < momentMs + 1000 &&
 		!reads.get(response.formId)?.whole;
+	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean => {
+		const seenAt = reads.get(response.formId)?.seen.get(response.id);
+		return seenAt !== undefined && shownAt(response, seenAt) === version;
+	};
 	const describeAt = `activation at ${iso(momentMs)} (poll ${activation.index})`;
 
 	// The newest N: the existing responses, newest first, of the forms the choice reads.
@@ -316,14 +398,20 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
 			// Submitted before the moment's second: existing, also when it shows up late.
-			// An update during the activation poll, before the moment's second, is existing too.
-			const during = shownAt(response, activation.endMs);
-			const version =
-				during && during.atMs < momentMs
-					? during
-					: (shownAt(response, activation.startMs) ??
-						(response.visibleAtMs > activation.startMs ? response.versions[0] : undefined));
-			if (!version || version.atMs >= momentMs) continue;
+			// An update during the activation poll, before the moment's second, is existing too;
+			// one after it does not make an existing response newer (it ranks as it was).
+			// Its latest version before the moment's second (also when it shows up late), unless it
+			// was deleted before the poll.
+			const before =
+				response.deletedAtMs !== undefined && response.deletedAtMs <= activation.startMs
+					? undefined
+					: [...response.versions].reverse().find((v) => v.atMs < momentMs);
+			// What the activation's read saw of a response first submitted in the moment's second or
+			// after it is existing too, and ranked.
+			const seenAt = reads.get(response.formId)?.seen.get(response.id);
+			const seen = seenAt === undefined ? undefined : shownAt(response, seenAt);
+			const version = before ?? seen;
+			if (!version || (version.atMs >= momentMs && version !== seen)) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
 			if (version.garble !== undefined) undatedExisting.push(response.id);
 			else existingVersions.push({ response, version });
@@ -331,13 +419,19 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		existingVersions.sort(
 			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
 		);
-		// Each response of the moment's second, and each existing one deleted or updated since,
-		// may take the place of one chosen; ties in the last millisecond may go either way.
-		// Each one that showed up late may count either way, too.
+		// Each response of the moment's second that the activation's read did not see, and each
+		// existing one deleted or updated since, may take the place of one chosen; ties in the last
+		// millisecond may go either way. Each one that showed up late may count either way, too.
 		const band =
 			trace.server.responses.filter((r) => {
 				const version = shownAt(r, activation.endMs);
-				return version !== undefined && inChoice(r.formId) && version.atMs >= momentMs;
+				return (
+					version !== undefined &&
+					inChoice(r.formId) &&
+					version.atMs >= momentMs &&
+					version.atMs < momentMs + 1000 &&
+					!reads.get(r.formId)?.seen.has(r.id)
+				);
 			}).length +
 			existingVersions.filter(
 				(e) =>
@@ -354,20 +448,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			const edge = among[Math.min(reach, among.length) - 1]?.version.atMs;
 			return among.filter((e, i) => i < reach || e.version.atMs === edge).map((e) => e.response.id);
 		};
-		// A form that cannot be read while they are chosen may be left out of the choice: then
-		// the newest N come from the other forms.
-		const unreadable = new Set(
-			trace.polls
-				.slice(activation.index)
-				.flatMap((poll) => poll.requests)
-				.filter((r) => r.formId !== undefined && (r.status !== 200 || r.faulted))
-				.map((r) => r.formId as string),
-		);
-		// All Forms: a form missing from a list of forms leaves the choice too.
-		if (settings.watch === 'allForms')
-			for (const poll of trace.polls.slice(activation.index))
-				for (const formId of trace.watchedFormIds)
-					if (!poll.listedFormIds.includes(formId)) unreadable.add(formId);
+		// A form that really left may be left out of the choice: then the newest N come from the
+		// other forms. It left when it answered 403/404, was missing from a list of forms (All
+		// Forms), or got no page for 5 polls in a row after a failed read (docs/trigger-promise.md).
+		const unreadable = leftTheChoice(trace, activation);
 		// Any of them may have been left out (at most 4 forms: every subset).
 		const maybeLeftOut = [...unreadable];
 		allowedExisting = new Set(undatedExisting);
@@ -376,10 +460,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			for (const id of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
 				allowedExisting.add(id);
 		}
-		// P7b: undisturbed (no faults, denials, hidden forms, selection changes, garbled dates),
-		// the newest N - band - changed are all emitted.
+		// P7b: the newest N - band - changed of the forms that stayed in the choice are all
+		// emitted. Faults, denials and hidden forms do not excuse it: a form that left is out of
+		// the choice, and the others only move up. Selection changes and garbled dates do.
 		const disturbed = trace.schedule.steps.some((step) =>
-			['fault', 'deny', 'hide', 'select', 'garble', 'submitGarbled'].includes(step.kind),
+			['select', 'garble', 'submitGarbled'].includes(step.kind),
 		);
 		if (!disturbed) {
 			const emittedTags = new Set(trace.emitted.map((e) => e.tag));
@@ -387,6 +472,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			for (const { response, version } of sure) {
 				const tag = tagOf(response, version);
 				if (response.deletedAtMs !== undefined || response.versions.at(-1) !== version) continue;
+				if (unreadable.has(response.formId)) continue;
 				if (!emittedTags.has(tag))
 					add(
 						'P7b',
@@ -400,37 +486,44 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 	const emittedIds = new Set(trace.emitted.map((e) => e.id));
 	const finalSelection = selectionAt(trace, finalPoll);
+	/** New: to be emitted (the activation's definitions; a form selected later from the poll that first saw it). */
+	const isNewVersion = (response: SimResponse, v: ResponseVersion): boolean => {
+		if (!watchedThroughout(response.formId)) {
+			// Added to the selection later: new once it shows up after the poll that first saw the form.
+			let from = 0;
+			for (const [k, selection] of trace.selections.entries())
+				if (!selection.formIds.includes(response.formId)) from = k + 1;
+			// The first poll that read the list of forms after the selection changed, and whose
+			// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
+			// restart, a discarded poll) starts from before it; after the last one, it lives on.
+			const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
+			const firstPoll = trace.polls.find(
+				(poll) =>
+					poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
+					poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+			);
+			const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
+			// Visible late with a timestamp before that poll's moment: either way (as at activation).
+			return (
+				firstPoll !== undefined &&
+				shownFrom > firstPoll.endMs &&
+				v.atMs >= activationFacts(firstPoll).momentMs
+			);
+		}
+		if (sinceMs !== undefined) return v.atMs >= sinceMs;
+		return (
+			v.atMs >= momentMs &&
+			!existing(response, v) &&
+			!ambiguous(response, v) &&
+			!seenByTheRead(response, v)
+		);
+	};
 	for (const response of trace.server.responses) {
 		if (!watchedEver.has(response.formId) || response.deletedAtMs !== undefined) continue;
 		if (settings.watch === 'selectedForms' && !finalSelection.includes(response.formId)) continue;
 		const version = response.versions[response.versions.length - 1];
 		if (version.garble !== undefined) continue;
-		const isNew = (v: ResponseVersion): boolean => {
-			if (!watchedThroughout(response.formId)) {
-				// Added to the selection later: new once it shows up after the poll that first saw the form.
-				let from = 0;
-				for (const [k, selection] of trace.selections.entries())
-					if (!selection.formIds.includes(response.formId)) from = k + 1;
-				// The first poll that read the list of forms after the selection changed, and whose
-				// state n8n kept: n8n saves no poll that emits nothing, so a later activation (a
-				// restart, a discarded poll) starts from before it; after the last one, it lives on.
-				const lastActivation = trace.polls.filter((poll) => poll.activationTick).at(-1)?.index ?? 0;
-				const firstPoll = trace.polls.find(
-					(poll) =>
-						poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
-						poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
-				);
-				const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
-				// Visible late with a timestamp before that poll's moment: either way (as at activation).
-				return (
-					firstPoll !== undefined &&
-					shownFrom > firstPoll.endMs &&
-					v.atMs >= activationFacts(firstPoll).momentMs
-				);
-			}
-			if (sinceMs !== undefined) return v.atMs >= sinceMs;
-			return v.atMs >= momentMs && !existing(response, v) && !ambiguous(response, v);
-		};
+		const isNew = (v: ResponseVersion): boolean => isNewVersion(response, v);
 		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
 			if (!emittedTags.has(tagOf(response, version))) {
@@ -458,6 +551,49 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			);
 	}
 
+	// P8b: liveness under in-contract churn. While the service is healthy, a response due (a new
+	// version shown, and none as new emitted since) is out within a bound of polls, or an error
+	// names its form by then; healthy polls with edits in between count, not only quiet ones.
+	const bound = livenessBound(trace);
+	for (const response of trace.server.responses) {
+		if (!watchedEver.has(response.formId) || !watchedThroughout(response.formId)) continue;
+		if (response.versions.some((v) => v.garble !== undefined)) continue;
+		let waiting = 0;
+		let emittedUpTo = 0;
+		for (const poll of trace.polls.slice(activation.index)) {
+			const shown = shownAt(response, poll.startMs);
+			const owed =
+				shown !== undefined &&
+				(settings.updatedResponses === 'emit'
+					? isNewVersion(response, shown) && emittedUpTo < shown.n
+					: emittedUpTo === 0 &&
+						response.versions
+							.filter((v) => v.n <= shown.n)
+							.every((v) => isNewVersion(response, v)));
+			const watched =
+				settings.watch === 'allForms'
+					? poll.listedFormIds.includes(response.formId)
+					: selectionAt(trace, poll.index).includes(response.formId) || settings.watch === 'form';
+			if (!owed) waiting = 0;
+			else if (watched && poll.healthyAtStart && (poll.kind === 'poll' || poll.kind === 'final'))
+				waiting++;
+			if (poll.errors.some((error) => error.includes(response.formId))) waiting = 0;
+			// Each emission of it is progress (under steady updates a newer version is due at once).
+			for (const e of poll.emitted)
+				if (e.id === response.id) {
+					emittedUpTo = Math.max(emittedUpTo, versionOf(e.tag));
+					waiting = 0;
+				}
+			if (waiting > bound) {
+				add(
+					'P8b',
+					`${tagOf(response, shown as ResponseVersion)} of ${response.formId} was due for ${waiting} healthy polls (to poll ${poll.index}, ${describePoll(poll)}) and was not emitted, nor was its form named by an error; at most ${bound} for ${trace.server.responses.length} responses in pages of ${settings.pageCap}`,
+				);
+				break;
+			}
+		}
+	}
+
 	// P2c and P7a: nothing existing (but what On Activation asks for), nothing unwatched.
 	for (const e of trace.emitted) {
 		const response = byId.get(e.id);
@@ -482,7 +618,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
-			if (existing(response, version) && version.atMs < momentMs && !allowedExisting.has(e.id))
+			if (existing(response, version) && !allowedExisting.has(e.id))
 				add(
 					'P7a',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,
@@ -493,6 +629,73 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}${reads.get(response.formId)?.seen.has(response.id) ? ', seen by its read' : ''})`,
 			);
 		}
+	}
+	// Existing at activation and watched from it; the newest N may choose it, a date may ask for it.
+	checkIgnoredUpdates(
+		trace,
+		activation,
+		momentMs,
+		(response, version) =>
+			!watchedThroughout(response.formId) ||
+			(settings.watch === 'allForms' && !activation.listedFormIds.includes(response.formId)) ||
+			(newestCount !== undefined && allowedExisting.has(response.id)) ||
+			(sinceMs !== undefined && version.atMs >= sinceMs),
+		add,
+	);
+}
+
+/**
+ * P2d: with New Response (Ignore), an existing response that was not emitted stays out when it
+ * is updated: an update is not a new response. The documented limit: an update more than the
+ * look-back window after the version before it (the trigger no longer remembers that one) may
+ * come as new. A response without a date at some time is left out (P3's).
+ */
+function checkIgnoredUpdates(
+	trace: Trace,
+	activation: PollRecord,
+	momentMs: number,
+	mayBeChosen: (response: SimResponse, version: ResponseVersion) => boolean,
+	add: Add,
+): void {
+	const { settings } = trace.schedule;
+	if (settings.updatedResponses !== 'ignore') return;
+	const lookBackMs = settings.lookBackMinutes * 60_000;
+	const first = new Map<string, Emitted>();
+	for (const e of trace.emitted) if (!first.has(e.id)) first.set(e.id, e);
+	for (const response of trace.server.responses) {
+		const e = first.get(response.id);
+		if (e === undefined || response.versions.some((v) => v.garble !== undefined)) continue;
+		const existingVersion = shownAt(response, activation.startMs);
+		if (existingVersion === undefined || existingVersion.atMs >= momentMs) continue;
+		if (mayBeChosen(response, existingVersion)) continue;
+		// Only what the trigger could tell: an id whose first sight is already its update looks
+		// like a new response (the API shows no earlier version); one it read before is not,
+		// until the update is more than the look-back window after the version it last read.
+		let sawExisting = false;
+		let lastReadAtMs = -Infinity;
+		// n8n keeps no state of a poll that emits nothing past a new activation (a restart), nor
+		// of a discarded poll: what such a poll read is not remembered.
+		const kept = (poll: PollRecord) =>
+			poll.kind !== 'discarded' &&
+			(poll.emitted.length > 0 ||
+				!trace.polls.slice(poll.index + 1, e.poll + 1).some((p) => p.activationTick));
+		for (const poll of trace.polls.slice(activation.index, e.poll).filter(kept))
+			for (const r of poll.requests) {
+				// A probe of the clock (no `since`) is not a read.
+				const read = r.since !== undefined && r.ids?.includes(response.id);
+				const shown = read ? shownAt(response, r.atMs) : undefined;
+				if (shown === undefined) continue;
+				sawExisting ||= shown.atMs < momentMs;
+				lastReadAtMs = Math.max(lastReadAtMs, shown.atMs);
+			}
+		const n = versionOf(e.tag);
+		const emittedVersion = response.versions.find((v) => v.n === n);
+		if (!sawExisting || !emittedVersion || n <= existingVersion.n) continue;
+		if (emittedVersion.atMs - lastReadAtMs >= lookBackMs) continue;
+		add(
+			'P2d',
+			`${describe(e)} is an update of ${tagOf(response, existingVersion)} of ${response.formId}, existing at activation (${iso(momentMs)}, poll ${activation.index}) and never emitted`,
+		);
 	}
 }
 
@@ -509,6 +712,19 @@ function convergenceBound(trace: Trace): number {
 	// least once every 20 polls (docs/trigger.md).
 	const rotation = settings.watch === 'form' ? 0 : 20;
 	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
+}
+
+/**
+ * How many healthy polls a due response may wait (see P8b): the convergence bound, with room for
+ * polls that read one page each (a budget cut after the first page).
+ */
+function livenessBound(trace: Trace): number {
+	const { settings } = trace.schedule;
+	const responses = trace.server.responses.length;
+	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
+	const pagesPerForm = Math.ceil(responses / perPage) + 1;
+	const passes = settings.newestCount !== undefined ? 7 : 1;
+	return convergenceBound(trace) + passes * pagesPerForm * settings.formCount;
 }
 
 function checkConvergence(trace: Trace, add: Add): void {
@@ -540,9 +756,20 @@ function checkTelling(trace: Trace, add: Add): void {
 		let told = false;
 		for (const [i, poll] of trace.polls.entries()) {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
-			// polls at once start it again.
+			// polls at once start it again. A form no longer watched (not listed, not selected)
+			// has nothing to tell.
 			// (What was told since the last progress stays told: a report repeats only every 60 polls.)
-			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together') stuck = 0;
+			const watched =
+				settings.watch === 'allForms'
+					? poll.listedFormIds.includes(formId)
+					: settings.watch !== 'selectedForms' || selectionAt(trace, poll.index).includes(formId);
+			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together' || !watched)
+				stuck = 0;
+			if (!watched) continue;
+			// A poll that could not read the list of forms fails as a whole, told by its own rule
+			// (the 5th such poll in a row): it neither moves the form nor counts against it.
+			const lists = poll.requests.filter((r) => r.path === '/forms');
+			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) continue;
 			// Its reads (a successful probe of the clock, without `since`, reads nothing).
 			const reads = poll.requests.filter(
 				(r) =>
@@ -550,24 +777,30 @@ function checkTelling(trace: Trace, add: Add): void {
 					r.path.endsWith('/responses') &&
 					!(r.status === 200 && r.since === undefined),
 			);
-			if (!reads.length) continue;
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
 				stuck = 0;
 				told = false;
 				runStart = i + 1;
 				continue;
 			}
+			// No progress: a poll that failed to read it, or any poll after one (asked or not: a
+			// poll that spends itself on other forms does not move this one either).
+			if (!reads.length && stuck === 0) continue;
+			if (stuck === 0) runStart = Math.min(runStart, i);
 			stuck++;
+			// The error names the form, also with One Form (docs/trigger-promise.md).
 			told ||= trace.polls
 				.slice(runStart, i + 1)
-				.some((p) => p.errors.some((error) => settings.watch === 'form' || error.includes(formId)));
+				.some((p) => p.errors.some((error) => error.includes(formId)));
 			if (stuck === TOLD_AFTER_POLLS && !told)
 				add(
 					'P9',
 					`${formId} got no page of responses on ${stuck} polls in a row (polls ${trace.polls
-						.slice(runStart, i + 1)
-						.filter((p) => p.requests.some((r) => r.formId === formId))
-						.map((p) => `${p.index} (${describePoll(p)})`)
+						.slice(i + 1 - stuck, i + 1)
+						.map(
+							(p) =>
+								`${p.index} (${describePoll(p)}${p.requests.some((r) => r.formId === formId) ? '' : ', not asked'})`,
+						)
 						.join(', ')}) and no error named it`,
 				);
 		}

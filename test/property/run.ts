@@ -145,6 +145,7 @@ export function buildServer(settings: FuzzSettings): SimServer {
 			pageCap: settings.pageCap,
 			totalAbsent: settings.totalAbsent,
 			requestMs: settings.requestMs ?? REQUEST_MS,
+			...(settings.dateAbsent && { dateAbsent: true }),
 		},
 		startMs(settings),
 		settings.formCount,
@@ -402,6 +403,19 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 					break;
 				case 'select':
 					driver.select(step.selected);
+					break;
+				case 'churn':
+					for (let i = 0; i < step.polls; i++) {
+						// Each edit touches another response than the last (picks wrap over the form's).
+						server.apply(
+							step.edit === 'submit'
+								? { kind: 'submit', form: step.form, count: 1, gapMs: 1 }
+								: { kind: step.edit, form: step.form, pick: i * 7 },
+						);
+						await driver.poll({
+							budgetMs: step.budget === 'default' ? undefined : BUDGET_MS[step.budget],
+						});
+					}
 					break;
 				default:
 					server.apply(toServerEvent(step, settings));

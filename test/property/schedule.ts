@@ -68,6 +68,8 @@ export interface FuzzSettings {
 	seedAgoMs: number;
 	/** How far apart the existing responses are (0: all in one millisecond); 1 s when absent. */
 	seedSpacingMs?: number;
+	/** The service sends no Date header (the contract does not promise one). */
+	dateAbsent?: boolean;
 }
 
 /** A server event; `form` indexes the forms (modulo their number), `pick` an alive response of it. */
@@ -96,7 +98,18 @@ export type Step =
 	| { kind: 'restart' }
 	| { kind: 'pollTogether' }
 	/** Selected Forms: the user picks these forms (indexes) and saves: n8n activates the trigger again. */
-	| { kind: 'select'; selected: number[] };
+	| { kind: 'select'; selected: number[] }
+	/**
+	 * In-contract churn on a healthy service: `polls` polls, each after one edit of `form` (an
+	 * update or a deletion of another of its responses, or a new one).
+	 */
+	| {
+			kind: 'churn';
+			form: number;
+			edit: 'update' | 'delete' | 'submit';
+			polls: number;
+			budget: Budget;
+	  };
 
 export interface Schedule {
 	settings: FuzzSettings;
@@ -230,6 +243,16 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 		}),
 		weight: 1,
 	},
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('churn' as const),
+			form: formIndex,
+			edit: fc.constantFrom<'update' | 'delete' | 'submit'>('update', 'update', 'delete', 'submit'),
+			polls: fc.integer({ min: 5, max: 60 }),
+			budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '36s'),
+		}),
+		weight: 1,
+	},
 );
 
 const settingsRecord = fc.record({
@@ -263,11 +286,14 @@ const settingsRecord = fc.record({
 	seedAgoMs: fc.constantFrom(0, 1, 5, 500, 30_000, 3_600_000),
 	// Existing responses this far apart: 1 s, or a burst of one millisecond each.
 	seedSpacingMs: fc.constantFrom(1_000, 1_000, 1, 0),
+	// A service without a Date header now and then: the trigger must find its clock another way.
+	dateAbsent: fc.constantFrom(false, false, false, true),
 });
 
 export const settings: fc.Arbitrary<FuzzSettings> = settingsRecord.map((s) => {
 	// A date to start from is a version 2 parameter.
-	const { sinceAgoMs, newestCount, ...rest } = s;
+	const { sinceAgoMs, newestCount, dateAbsent, ...withDate } = s;
+	const rest = dateAbsent ? { ...withDate, dateAbsent } : withDate;
 	if (s.version === 2 && sinceAgoMs !== undefined) return { ...rest, sinceAgoMs };
 	return newestCount === undefined ? rest : { ...rest, newestCount };
 });
@@ -296,7 +322,7 @@ export function formatSettings(s: FuzzSettings): string {
 				: 'only new';
 	return [
 		`trigger version ${s.version}; watch ${forms}; look-back ${s.lookBackMinutes} min; updated responses: ${s.updatedResponses}; on activation: ${start}`,
-		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}, ${s.requestMs ?? 1} ms a request`,
+		`server: since ${s.since}, ${s.order}, page cap ${s.pageCap}${s.totalAbsent ? ', no total' : ''}${s.dateAbsent ? ', no Date header' : ''}, ${s.requestMs ?? 1} ms a request`,
 		`clock starts at +${s.startOffsetMs} ms in its second; existing responses per form ${JSON.stringify(
 			s.seeded.slice(0, s.formCount),
 		)}, the newest ${s.seedAgoMs} ms ago, ${s.seedSpacingMs ?? 1_000} ms apart`,
@@ -374,6 +400,8 @@ export function formatStep(s: Step, formCount = 4): string {
 			return "TWO POLLS at once (one plain poll if it is n8n's activation poll)";
 		case 'select':
 			return `SELECT ${JSON.stringify(s.selected.map((form) => `form${form % formCount}`))} and save (Selected Forms)`;
+		case 'churn':
+			return `${s.polls} × (${s.edit} one response of ${f(s.form)}, then POLL${s.budget === 'default' ? '' : ` (budget ${s.budget})`})`;
 		default:
 			return formatEvent(s, formCount);
 	}
