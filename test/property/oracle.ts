@@ -410,7 +410,9 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			// after it is existing too, and ranked.
 			const seenAt = reads.get(response.formId)?.seen.get(response.id);
 			const seen = seenAt === undefined ? undefined : shownAt(response, seenAt);
-			const version = before ?? seen;
+			// Ranked as the activation's read first saw it: an update before the read reached it
+			// is the version it had then; one after does not make it newer.
+			const version = seen ?? before;
 			if (!version || (version.atMs >= momentMs && version !== seen)) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
 			if (version.garble !== undefined) undatedExisting.push(response.id);

@@ -275,11 +275,12 @@ export async function pollOnce(
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
 	// A form this poll did not get to because the reading stopped on a wait or on failures made
-	// no progress either, whether or not it was asked. (A healthy poll that runs out of time
-	// moved forward: it leaves the other forms to the next poll, longest unread first.)
+	// no progress either, whether or not it was asked; nor did one already in a run of polls
+	// without progress, whatever stopped the reading. (A healthy poll that runs out of time moved
+	// forward: it leaves the other, healthy forms to the next poll, longest unread first.)
 	for (const [formId, form] of notReached) {
-		if (tried.has(formId) || stoppedBy === undefined) continue;
 		const cursor = cursorOf(formId);
+		if (tried.has(formId) || (stoppedBy === undefined && !cursor.failedPolls)) continue;
 		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
 	}
 	fresh.sort(compareOldestFirst);
