@@ -1,9 +1,9 @@
 /**
- * Known breaks of the trigger's promise (docs/trigger-promise.md), found by an adversarial
- * review of the one reader with servers of its own, not fixed yet. Each is written as the
- * promise says it should be, and marked `it.failing`: it passes while the break is there, and
- * fails the day a change fixes it — then drop `.failing`, and it guards the fix. The REPRO
- * comment says what breaks and why; replay one with
+ * Breaks of the trigger's promise (docs/trigger-promise.md) that an adversarial review of the one
+ * reader found with servers of its own. Each test is written as the promise says it should be.
+ * A fixed break's test is a plain `it` and guards the fix; one not fixed yet is `it.failing` (it
+ * passes while the break is there and fails the day a change fixes it — then drop `.failing`).
+ * The REPRO comment says what broke when it was found, and why; replay one with
  *   npx jest test/property/trigger.knownBreaks.test.ts --maxWorkers=1 -t '<name>'
  */
 import { SimServer } from '../sim/server';
