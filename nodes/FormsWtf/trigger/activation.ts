@@ -122,11 +122,13 @@ function watchFrom(
  * Without a Date header from the service: the n8n host's clock stands in for it. Taken a margin
  * early, it made every response of that margin new whenever the activation's read could not see
  * it whole (a failed or cut read, a poll spent on the clock probe): responses from before
- * activation were emitted. The first read still looks back the look-back window, so a host
- * clock ahead of the service by less than that loses nothing once that read completes.
+ * activation were emitted. Its whole second, as a Date header gives it: what the activation's
+ * read sees is existing, and so is what was submitted before that second. The first read still
+ * looks back the look-back window, so a host clock ahead of the service by less than that loses
+ * nothing once that read completes.
  */
 function hostClock(): number {
-	return Date.now();
+	return Math.floor(Date.now() / 1000) * 1000;
 }
 
 /**
