@@ -322,3 +322,24 @@ describe('Forms.wtf Trigger: a read of one page a poll moves forward by most of 
 		await drain(driver);
 	});
 });
+
+describe('Forms.wtf Trigger: the newest N chosen among what the activation read after its moment', () => {
+	// The activation's read saw responses submitted after its moment (existing, by the promise)
+	// and chose the newest among them; the floor was taken at the oldest chosen, so responses
+	// submitted after the moment that the read did not see (new) were kept out for ever.
+	it('newest 1, newest first, 9 submitted during the activation poll, pages of 7: the 2 it did not see come', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			newestCount: 1,
+			order: 'newestFirst',
+			pageCap: 7,
+		});
+		server.arm(2, { kind: 'submit', form: 0, count: 9, gapMs: 150_000 });
+		expect((await driver.poll()).errors).toEqual([]);
+		const all = aliveIds(server);
+		await drain(driver);
+		const emitted = all.filter((id) => timesEmitted(driver.emitted, id) === 1);
+		// The newest one, and the two the activation's read did not reach (its second page).
+		expect(emitted).toEqual([all[0], all[1], all[8]]);
+	});
+});

@@ -10,7 +10,7 @@
  */
 import { compareOldestFirst } from './cursor';
 import type { FormCursor, NewestChoice, TriggerState } from './state';
-import { choosingCursor, startedAt } from './state';
+import { choosingCursor, LAST_ID, startedAt } from './state';
 import { LAST_EXISTING_WINDOW } from './time';
 
 /** [formId, responseId, submittedAt ms]: an existing response that may be among the newest. */
@@ -105,8 +105,15 @@ export function settleChoice(
 	}
 	const chosen = [...choice.chosen].sort(newestFirst).slice(0, choice.limit);
 	const oldest = chosen[chosen.length - 1];
-	// Fewer than asked for exist: all of them are emitted.
-	const floor = chosen.length >= choice.limit ? { atMs: oldest[2], id: oldest[1] } : undefined;
+	// Fewer than asked for exist: all of them are emitted. Chosen among what the activation's read
+	// saw after its moment, the floor stays at the moment: a response submitted since that the read
+	// did not see is new (those it saw stay in `seen`, below).
+	const floor =
+		chosen.length < choice.limit
+			? undefined
+			: oldest[2] < state.activatedAtMs
+				? { atMs: oldest[2], id: oldest[1] }
+				: { atMs: state.activatedAtMs - 1, id: LAST_ID };
 	// Existing responses the choosing reads handled in the look-back window, the chosen ones aside,
 	// stay handled, and the first read looks back that far: an update of one is not new (as with
 	// Only New Responses).
