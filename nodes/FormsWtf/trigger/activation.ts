@@ -38,7 +38,13 @@ export function followSelection(
 		(form) => !state.forms[form.id] && !restartAtNow.includes(form.id),
 	);
 	if (!added.length) return new Set();
-	return watchFrom(settings, state, added, listing.serviceNowMs ?? hostClock(), state.rev);
+	return watchFrom(
+		settings,
+		state,
+		added,
+		listing.serviceNowMs ?? hostClock(listing.askedAtMs),
+		state.rev,
+	);
 }
 
 /**
@@ -60,7 +66,9 @@ export async function activate(
 	// sends none: asking a form would learn nothing, and its failure would hold up the others.
 	const activatedAtMs =
 		listing.serviceNowMs ??
-		(settings.watch === 'form' ? await serviceClock([forms[0].id], allowance) : hostClock());
+		(settings.watch === 'form'
+			? await serviceClock([forms[0].id], allowance)
+			: hostClock(listing.askedAtMs));
 	const state: TriggerState = { version: STATE_VERSION, scope, rev: 0, activatedAtMs, forms: {} };
 
 	const { onActivation } = settings;
@@ -127,8 +135,8 @@ function watchFrom(
  * looks back the look-back window, so a host clock ahead of the service by less than that loses
  * nothing once that read completes.
  */
-function hostClock(): number {
-	return Math.floor(Date.now() / 1000) * 1000;
+function hostClock(askedAtMs: number): number {
+	return Math.floor(askedAtMs / 1000) * 1000;
 }
 
 /**
@@ -140,7 +148,10 @@ export async function serviceClock(formIds: string[], allowance: PollAllowance):
 	// A form that is missing or denied says nothing of the clock: the next one is asked. When no
 	// form is left to ask, its failure is the poll's (One Form: the user sees at once why).
 	const asked = formIds.slice(0, CLOCK_PROBES);
+	// The host's clock when the probe that answers was sent: a Date header would date that answer.
+	let askedAtMs = Date.now();
 	for (const [index, formId] of asked.entries()) {
+		askedAtMs = Date.now();
 		const probe = await getResponsesPage(allowance.client, {
 			formId,
 			limit: 1,
@@ -158,5 +169,5 @@ export async function serviceClock(formIds: string[], allowance: PollAllowance):
 		if (probe.serviceTimeMs !== undefined) return probe.serviceTimeMs;
 		break;
 	}
-	return hostClock();
+	return hostClock(askedAtMs);
 }

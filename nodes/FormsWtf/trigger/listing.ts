@@ -22,8 +22,10 @@ export interface WatchedForm {
 
 export interface Listing {
 	forms: WatchedForm[];
-	/** The service's clock when it answered the listing (All Forms only). */
+	/** The service's clock when it answered the listing (its Date header). */
 	serviceNowMs?: number;
+	/** The n8n host's clock when the listing was asked for (One Form: when the poll began). */
+	askedAtMs: number;
 }
 
 export async function listWatchedForms(
@@ -31,7 +33,8 @@ export async function listWatchedForms(
 	client: FormsWtfClient,
 	allowance?: PollAllowance,
 ): Promise<Listing> {
-	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }] };
+	const askedAtMs = Date.now();
+	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }], askedAtMs };
 	const list = await listForms(client, { deadlineMs: allowance?.deadline });
 	const forms = watchedForms(list.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
@@ -42,14 +45,14 @@ export async function listWatchedForms(
 			{},
 		);
 	const serviceNowMs = list.serviceTimeMs;
-	if (settings.watch === 'allForms') return { forms, serviceNowMs };
+	if (settings.watch === 'allForms') return { forms, serviceNowMs, askedAtMs };
 	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
 	// since a listing may leave out a form that is still there.
 	const listed = new Map(forms.map((form) => [form.id, form]));
 	const selected = (settings.formIds ?? []).map(
 		(id): WatchedForm => listed.get(id) ?? { id, unlisted: true },
 	);
-	return { forms: selected, serviceNowMs };
+	return { forms: selected, serviceNowMs, askedAtMs };
 }
 
 /** The forms of a listing the trigger can watch, or undefined when not one of them has an id. */
