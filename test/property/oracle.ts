@@ -144,7 +144,7 @@ export function check(trace: Trace): Violation[] {
 
 	if (activation) checkActivation(trace, activation, add);
 	checkConvergence(trace, add);
-	checkTelling(trace, add);
+	const dueToBeTold = checkTelling(trace, add);
 
 	// P6: a selected form the service does not have is named.
 	const missingSelected =
@@ -167,7 +167,11 @@ export function check(trace: Trace): Violation[] {
 		const missingThen =
 			settings.watch === 'selectedForms' &&
 			selectionAt(trace, poll.index).includes(MISSING_FORM_ID);
-		const failures = poll.errors.filter((error) => !(missingThen && namesMissing(error)));
+		const told = [...(dueToBeTold.get(poll.index) ?? [])];
+		const failures = poll.errors.filter(
+			(error) =>
+				!(missingThen && namesMissing(error)) && !told.some((formId) => error.includes(formId)),
+		);
 		if (poll.healthyAtStart && failures.length) {
 			add(
 				'P4a',
@@ -750,8 +754,13 @@ function checkConvergence(trace: Trace, add: Add): void {
 /** Polls in a row a form may make no progress before an error must name it. */
 const TOLD_AFTER_POLLS = 5;
 
-function checkTelling(trace: Trace, add: Add): void {
+/**
+ * P9, and for each poll the forms that had made no progress on TOLD_AFTER_POLLS polls or more in
+ * a row by then: an error naming one of them is what P9 asks for, never a failure P4a judges.
+ */
+function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 	const { settings } = trace.schedule;
+	const dueToBeTold = new Map<number, Set<string>>();
 	for (const formId of trace.watchedFormIds) {
 		let stuck = 0;
 		let runStart = 0;
@@ -790,6 +799,8 @@ function checkTelling(trace: Trace, add: Add): void {
 			if (!reads.length && stuck === 0) continue;
 			if (stuck === 0) runStart = Math.min(runStart, i);
 			stuck++;
+			if (stuck >= TOLD_AFTER_POLLS)
+				dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 			// The error names the form, also with One Form (docs/trigger-promise.md).
 			told ||= trace.polls
 				.slice(runStart, i + 1)
@@ -807,6 +818,7 @@ function checkTelling(trace: Trace, add: Add): void {
 				);
 		}
 	}
+	return dueToBeTold;
 }
 
 function describePoll(poll: PollRecord): string {
