@@ -1,0 +1,144 @@
+/**
+ * Breaks of the trigger's promise (docs/trigger-promise.md) found by a second adversarial review
+ * of the one reader, after the fixes of the first (trigger.knownBreaks.test.ts). Each is written
+ * as the promise says it should be, and marked `it.failing`: it passes while the break is there,
+ * and fails the day a change fixes it — then drop `.failing`, and it guards the fix. The REPRO
+ * comment says what breaks and why; replay one with
+ *   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t '<name>'
+ */
+import type { IHttpRequestOptions } from 'n8n-workflow';
+
+import type { SimSettings } from '../sim/server';
+import { current, SimServer } from '../sim/server';
+import { aliveIds, cursorOf, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import type { FuzzSettings } from './schedule';
+import { REQUEST_MS, startMs } from './run';
+
+/**
+ * A service whose respondents edit the responses a reader has just read: before the request for
+ * the second page of a read of `formId`'s responses (the first page after one at offset 0), the
+ * last `edits` responses of the first page are updated (a new `submittedAt`, now: service
+ * notes, responses "can be updated"). In the contract: nothing says when edits happen, and each page is served as the
+ * responses are at that moment.
+ */
+class EditsAtPageBoundaries extends SimServer {
+	constructor(settings: SimSettings, start: number, formCount: number, formId: string, edits = 2) {
+		super(settings, start, formCount);
+		const serve = this.handle;
+		let lastOffset: number | undefined;
+		Object.defineProperty(this, 'handle', {
+			value: async (credentialsType: string, options: IHttpRequestOptions): Promise<unknown> => {
+				const offset = Number((options.qs ?? {}).offset ?? 0);
+				const ofForm = options.url.includes(`/forms/${formId}/responses`);
+				if (ofForm && offset > 0 && lastOffset === 0) {
+					const last = [...this.log].reverse().find((r) => r.formId === formId && r.ids);
+					for (const id of last?.ids?.slice(-edits) ?? []) {
+						const response = this.responses.find((r) => r.id === id);
+						if (!response || response.deletedAtMs !== undefined) continue;
+						const latest = current(response);
+						this.now = Math.max(this.now, latest.atMs) + 1;
+						response.versions.push({ n: latest.n + 1, atMs: this.now });
+					}
+				}
+				if (ofForm) lastOffset = offset;
+				return await serve(credentialsType, options);
+			},
+		});
+	}
+}
+
+function editingServer(patch: Partial<FuzzSettings>, formId: string): SimServer {
+	const settings = settingsWith(patch);
+	return new EditsAtPageBoundaries(
+		{
+			since: settings.since,
+			order: settings.order,
+			pageCap: settings.pageCap,
+			totalAbsent: settings.totalAbsent,
+			requestMs: settings.requestMs ?? REQUEST_MS,
+		},
+		startMs(settings),
+		settings.formCount,
+		formId,
+	);
+}
+
+describe('Forms.wtf Trigger, review: a read the service answers whole that is never proven', () => {
+	// REPRO: Selected Forms (form0, form1), The Newest Existing Responses (N = 3), pages of 5.
+	// form1 has 8 responses in the last hour; its respondents edit the two responses a page ended
+	// on while the next page is asked for (EditsAtPageBoundaries), on every read. Each read of
+	// form1 is whole (2 pages, well within the poll) and loses nothing, but the second page holds
+	// none of the first page's anchors (the two in the overlap moved to the end as new versions,
+	// the other two are before where the next page starts: paging.ts Continuity), so no read of
+	// form1 is ever proven. newResponses.ts `moved` counts only a proven read as progress, and a
+	// whole read that is not proven is neither progress nor a poll without progress (the branch
+	// `read.proven || read.failure || read.stoppedBy`), so form1's failedPolls never grows:
+	// existing.ts settleChoice never sees it `stalled` (choiceStalls stays 0), it stays in the
+	// choice, reads the window again from offset 0 on every poll (allowance.ts resumeAfter:
+	// `again`), and the choice never ends. In 12 polls over 12 minutes nothing is emitted — not
+	// the 3 newest existing, not one of form0's 12 new responses — and nothing is logged or
+	// reported. The promise: one form never holds up the others; a healthy service's poll moves
+	// forward, and a form that cannot move is named by its 5th poll. The oracle lets it through:
+	// P9 asks only for a page, and P8 drains on a quiet service, where the read proves itself.
+	// Replay:
+	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'never proven, newest N'
+	it.failing(
+		'never proven, newest N: a form whose reads are edited at every page boundary holds up none of the others',
+		async () => {
+			const patch: Partial<FuzzSettings> = {
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0, 1],
+				version: 2,
+				newestCount: 3,
+				pageCap: 5,
+			};
+			const { server, driver } = setUp(patch, editingServer(patch, 'form1'));
+			server.seed(0, 4, 10 * MINUTE, 1_000);
+			server.seed(1, 8, 20 * MINUTE, 1_000);
+			const newOnForm0: string[] = [];
+			const errors: string[] = [];
+			for (let poll = 0; poll < 12; poll++) {
+				errors.push(...(await driver.poll()).errors);
+				server.apply({ kind: 'submit', form: 0, count: 1 });
+				newOnForm0.push(aliveIds(server, 'form0').at(-1) as string);
+				server.apply({ kind: 'advance', ms: MINUTE });
+			}
+			const late = newOnForm0.slice(0, 6).filter((id) => timesEmitted(driver.emitted, id) === 0);
+			// Either form0's new responses come, or the user is told which form holds them up.
+			expect(late.length === 0 || errors.some((e) => e.includes('form1'))).toBe(true);
+		},
+	);
+
+	// REPRO: One Form, Only New Responses, pages of 5, the same edits at every page boundary of
+	// every read (EditsAtPageBoundaries). New responses are emitted (what is new is judged by
+	// `seen`), but no read is ever proven, so advanceCursor never runs: the cursor's `since` stays
+	// at activation minus the look-back window, `seen` keeps every response since, and each read
+	// is longer than the last (it re-reads everything since activation), while the poll is never
+	// counted as one without progress (newResponses.ts `moved` / the branch after it), so nothing
+	// is logged or reported. The promise: when the service is healthy every poll moves the
+	// trigger forward; a form that cannot move is named by its 5th poll.
+	// Replay:
+	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'never proven, only new'
+	it.failing('never proven, only new: the cursor moves on, or the user is told', async () => {
+		const { server, driver } = setUp(
+			{ version: 2, pageCap: 5 },
+			editingServer({ pageCap: 5 }, 'form0'),
+		);
+		server.seed(0, 8, MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		const since = () =>
+			Date.parse(String(cursorOf(driver, 'form0')?.since ?? '1970-01-01T00:00:00Z'));
+		const atActivation = since();
+		const errors: string[] = [];
+		for (let poll = 0; poll < 20; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			errors.push(...(await driver.poll()).errors);
+		}
+		// 20 minutes on, the 10-minute window must have moved, or the form been named.
+		expect(since() - atActivation > 5 * MINUTE || errors.some((e) => e.includes('form0'))).toBe(
+			true,
+		);
+	});
+});
