@@ -142,3 +142,50 @@ describe('Forms.wtf Trigger, review: a read the service answers whole that is ne
 		);
 	});
 });
+
+describe('Forms.wtf Trigger, review: a failing form behind a busy one', () => {
+	// REPRO: Selected Forms (form0, form1), Every Response Since a Date (7 days ago), pages of 5
+	// at 100 ms, a 1 s poll budget: form0 has 600 responses to bring (a backlog of many polls),
+	// form1 answers 503 on every request from the first poll after activation on. form1 gets no
+	// page on any poll, yet it is first named on the 9th poll (index 8), with no warning on every
+	// other poll. formsToRead.ts puts a form whose read failed on the poll before after the others
+	// (`failing`); form0's backlog then spends that poll (the budget), so form1 is not reached, and
+	// newResponses.ts counts a form not reached as a poll without progress only when the reading
+	// stopped on a wait or on failures (`stoppedBy`), not when a healthy read used the poll up. So
+	// form1's failedPolls grows one poll in two: with a busy form beside it, a stuck form is named
+	// on about its 10th poll. The promise: a form that makes no progress for 5 polls in a row is
+	// named by an error, with a warning on each such poll before. The oracle lets it through: P9
+	// counts only the polls that sent a request for the form.
+	// Replay:
+	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'behind a busy backlog'
+	it.failing(
+		'Selected Forms, a form answering 503 behind a busy backlog: it is named by the 5th poll it cannot move',
+		async () => {
+			const { server, driver } = setUp({
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0, 1],
+				version: 2,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+				pageCap: 5,
+				requestMs: 100,
+			});
+			server.seed(0, 600, 60 * MINUTE, 1_000);
+			server.seed(1, 3, 60 * MINUTE, 1_000);
+			expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+			server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
+			const errorsByPoll: string[][] = [];
+			for (let poll = 0; poll < 12; poll++) {
+				server.apply({ kind: 'advance', ms: MINUTE });
+				const record = await driver.poll({ budgetMs: 1_000 });
+				// form1 gets no page on any of these polls.
+				expect(record.requests.some((r) => r.formId === 'form1' && r.status === 200)).toBe(false);
+				errorsByPoll.push(record.errors);
+			}
+			const firstNamedAt = errorsByPoll.findIndex((errors) =>
+				errors.some((e) => e.includes('(form1)')),
+			);
+			expect(firstNamedAt >= 0 && firstNamedAt <= 4).toBe(true);
+		},
+	);
+});
