@@ -243,3 +243,38 @@ describe('Forms.wtf Trigger, review: the newest N, a floor from another form', (
 		},
 	);
 });
+
+describe('Forms.wtf Trigger, review: a service that serves one response a page', () => {
+	// REPRO: One Form, Only New Responses, a service that serves one response a page whatever
+	// `limit` asks (the contract: `limit` is a maximum), pages at 100 ms and a 1 s budget (about 9
+	// pages a poll). 60 responses arrive after activation; then the service is quiet and healthy.
+	// The read spans polls and never gets past its second poll's pages: 15 of the 60 come, the
+	// other 45 never (20 polls), with no warning or error. With pages of one, a resumed read
+	// starts where it stopped (allowance.ts resumeOverlap(1) = 0) and paging.ts takes each
+	// boundary on trust (no overlap), so the first page cannot hold the anchors (the last
+	// responses before where it stopped): the read is not proven, and resumeAfter sends the next
+	// read to offset 0 to look for them; that one finds them within its budget and stops where the
+	// first one had resumed (proven, and counted as progress: `moved`), so the next poll resumes
+	// there again. The stored resume offset goes 9, 0, 9, 0, ... for ever. The fuzzer's pages are
+	// 2 to 1,000, so it never serves a page of one; the oracle's P8 would catch it.
+	// Replay:
+	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'one response a page'
+	it.failing(
+		'one response a page: a backlog read over many polls comes whole on a quiet service',
+		async () => {
+			const { server, driver } = setUp({ version: 2, pageCap: 1, requestMs: 100 });
+			server.seed(0, 3, MINUTE, 1_000);
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: 1_000 });
+			server.apply({ kind: 'submit', form: 0, count: 60, gapMs: 10 });
+			const backlog = aliveIds(server).slice(-60);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 20; poll++) {
+				server.apply({ kind: 'advance', ms: MINUTE });
+				errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
+			}
+			const missing = backlog.filter((id) => timesEmitted(driver.emitted, id) !== 1);
+			expect({ missing, errors }).toEqual({ missing: [], errors: [] });
+		},
+	);
+});
