@@ -10,9 +10,8 @@ import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import type { SimSettings } from '../sim/server';
 import { current, SimServer } from '../sim/server';
-import { aliveIds, cursorOf, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { aliveIds, cursorOf, MINUTE, serverFor, settingsWith, setUp, timesEmitted } from './named';
 import type { FuzzSettings } from './schedule';
-import { REQUEST_MS, startMs } from './run';
 
 /**
  * A service whose respondents edit the responses a reader has just read: before the request for
@@ -48,20 +47,17 @@ class EditsAtPageBoundaries extends SimServer {
 }
 
 function editingServer(patch: Partial<FuzzSettings>, formId: string): SimServer {
-	const settings = settingsWith(patch);
-	return new EditsAtPageBoundaries(
-		{
-			since: settings.since,
-			order: settings.order,
-			pageCap: settings.pageCap,
-			totalAbsent: settings.totalAbsent,
-			requestMs: settings.requestMs ?? REQUEST_MS,
-		},
-		startMs(settings),
-		settings.formCount,
-		formId,
-	);
+	const plain = serverFor(settingsWith(patch));
+	return new EditsAtPageBoundaries(plain.settings, plain.now, plain.forms.length, formId);
 }
+
+/** Selected Forms, form0 and form1, the trigger's version 2. */
+const TWO_SELECTED_FORMS: Partial<FuzzSettings> = {
+	watch: 'selectedForms',
+	formCount: 2,
+	selected: [0, 1],
+	version: 2,
+};
 
 describe('Forms.wtf Trigger, review: a read the service answers whole that is never proven', () => {
 	// REPRO: Selected Forms (form0, form1), The Newest Existing Responses (N = 3), pages of 5.
@@ -86,10 +82,7 @@ describe('Forms.wtf Trigger, review: a read the service answers whole that is ne
 		'never proven, newest N: a form whose reads are edited at every page boundary holds up none of the others',
 		async () => {
 			const patch: Partial<FuzzSettings> = {
-				watch: 'selectedForms',
-				formCount: 2,
-				selected: [0, 1],
-				version: 2,
+				...TWO_SELECTED_FORMS,
 				newestCount: 3,
 				pageCap: 5,
 			};
@@ -162,10 +155,7 @@ describe('Forms.wtf Trigger, review: a failing form behind a busy one', () => {
 		'Selected Forms, a form answering 503 behind a busy backlog: it is named by the 5th poll it cannot move',
 		async () => {
 			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 2,
-				selected: [0, 1],
-				version: 2,
+				...TWO_SELECTED_FORMS,
 				sinceAgoMs: 7 * 24 * 3_600_000,
 				pageCap: 5,
 				requestMs: 100,
@@ -209,10 +199,7 @@ describe('Forms.wtf Trigger, review: the newest N, a floor from another form', (
 		'the newest N: a new response of one form is emitted though it is older than an existing one of another form (floor from another form)',
 		async () => {
 			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 2,
-				selected: [0, 1],
-				version: 2,
+				...TWO_SELECTED_FORMS,
 				newestCount: 1,
 			});
 			server.seed(0, 5, 10 * MINUTE, 1_000);
