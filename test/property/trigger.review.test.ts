@@ -1,9 +1,10 @@
 /**
  * Breaks of the trigger's promise (docs/trigger-promise.md) found by a second adversarial review
  * of the one reader, after the fixes of the first (trigger.knownBreaks.test.ts). Each is written
- * as the promise says it should be, and marked `it.failing`: it passes while the break is there,
- * and fails the day a change fixes it — then drop `.failing`, and it guards the fix. The REPRO
- * comment says what breaks and why; replay one with
+ * as the promise says it should be. A fixed break's test is a plain `it` and guards the fix; a
+ * break not fixed yet is `it.failing`: it passes while the break is there, and fails the day a
+ * change fixes it — then drop `.failing`. The REPRO comment says what broke when it was found,
+ * and why; replay one with
  *   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t '<name>'
  */
 import type { IHttpRequestOptions } from 'n8n-workflow';
@@ -151,33 +152,30 @@ describe('Forms.wtf Trigger, review: a failing form behind a busy one', () => {
 	// counts only the polls that sent a request for the form.
 	// Replay:
 	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'behind a busy backlog'
-	it.failing(
-		'Selected Forms, a form answering 503 behind a busy backlog: it is named by the 5th poll it cannot move',
-		async () => {
-			const { server, driver } = setUp({
-				...TWO_SELECTED_FORMS,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-				pageCap: 5,
-				requestMs: 100,
-			});
-			server.seed(0, 600, 60 * MINUTE, 1_000);
-			server.seed(1, 3, 60 * MINUTE, 1_000);
-			expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
-			server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
-			const errorsByPoll: string[][] = [];
-			for (let poll = 0; poll < 12; poll++) {
-				server.apply({ kind: 'advance', ms: MINUTE });
-				const record = await driver.poll({ budgetMs: 1_000 });
-				// form1 gets no page on any of these polls.
-				expect(record.requests.some((r) => r.formId === 'form1' && r.status === 200)).toBe(false);
-				errorsByPoll.push(record.errors);
-			}
-			const firstNamedAt = errorsByPoll.findIndex((errors) =>
-				errors.some((e) => e.includes('(form1)')),
-			);
-			expect(firstNamedAt >= 0 && firstNamedAt <= 4).toBe(true);
-		},
-	);
+	it('Selected Forms, a form answering 503 behind a busy backlog: it is named by the 5th poll it cannot move', async () => {
+		const { server, driver } = setUp({
+			...TWO_SELECTED_FORMS,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+			pageCap: 5,
+			requestMs: 100,
+		});
+		server.seed(0, 600, 60 * MINUTE, 1_000);
+		server.seed(1, 3, 60 * MINUTE, 1_000);
+		expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+		server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
+		const errorsByPoll: string[][] = [];
+		for (let poll = 0; poll < 12; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			const record = await driver.poll({ budgetMs: 1_000 });
+			// form1 gets no page on any of these polls.
+			expect(record.requests.some((r) => r.formId === 'form1' && r.status === 200)).toBe(false);
+			errorsByPoll.push(record.errors);
+		}
+		const firstNamedAt = errorsByPoll.findIndex((errors) =>
+			errors.some((e) => e.includes('(form1)')),
+		);
+		expect(firstNamedAt >= 0 && firstNamedAt <= 4).toBe(true);
+	});
 });
 
 describe('Forms.wtf Trigger, review: the newest N, a floor from another form', () => {
@@ -198,40 +196,37 @@ describe('Forms.wtf Trigger, review: the newest N, a floor from another form', (
 	//   FORMSWTF_FUZZ_SEED=52806 FORMSWTF_FUZZ_PATH="1201:1:1:1:2:2:2:2:2:5:3:5:2:3:3:3:3:3:3:6:0:3:6:6:10:11:11:13:14:15:1:3:1:2:1:1:2:14:1:1:2:7:14:1:1:2:6:15" npx jest test/property/trigger.fuzz -t P2b
 	// Replay:
 	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'floor from another form'
-	it.failing(
-		'the newest N: a new response of one form is emitted though it is older than an existing one of another form (floor from another form)',
-		async () => {
-			const { server, driver } = setUp({
-				...TWO_SELECTED_FORMS,
-				newestCount: 1,
-			});
-			server.seed(0, 5, 10 * MINUTE, 1_000);
-			server.seed(1, 5, 20 * MINUTE, 1_000);
-			server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 2 } }, 1, 1);
-			let x = '';
-			let y = '';
-			// Before the 4th request (listing, form0, form1's 429, form1 again): during the wait.
-			server.arm(4, (s) => {
-				s.apply({ kind: 'submit', form: 0, count: 1 });
-				x = aliveIds(s, 'form0').at(-1) as string;
-				s.apply({ kind: 'advance', ms: 1 });
-				s.apply({ kind: 'submit', form: 1, count: 1 });
-				y = aliveIds(s, 'form1').at(-1) as string;
-			});
-			const activation = await driver.poll();
-			expect(activation.errors).toEqual([]);
-			const reads = activation.requests.filter((r) => r.ids);
-			// form0 was read before X came; form1 after Y came.
-			expect(reads[0]).toMatchObject({ formId: 'form0' });
-			expect(reads[0].ids).not.toContain(x);
-			expect(reads[1]).toMatchObject({ formId: 'form1' });
-			expect(reads[1].ids).toContain(y);
-			server.apply({ kind: 'advance', ms: MINUTE });
-			for (let poll = 0; poll < 3; poll++) await driver.poll();
-			expect(timesEmitted(driver.emitted, y)).toBe(1);
-			expect(timesEmitted(driver.emitted, x)).toBe(1);
-		},
-	);
+	it('the newest N: a new response of one form is emitted though it is older than an existing one of another form (floor from another form)', async () => {
+		const { server, driver } = setUp({
+			...TWO_SELECTED_FORMS,
+			newestCount: 1,
+		});
+		server.seed(0, 5, 10 * MINUTE, 1_000);
+		server.seed(1, 5, 20 * MINUTE, 1_000);
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 2 } }, 1, 1);
+		let x = '';
+		let y = '';
+		// Before the 4th request (listing, form0, form1's 429, form1 again): during the wait.
+		server.arm(4, (s) => {
+			s.apply({ kind: 'submit', form: 0, count: 1 });
+			x = aliveIds(s, 'form0').at(-1) as string;
+			s.apply({ kind: 'advance', ms: 1 });
+			s.apply({ kind: 'submit', form: 1, count: 1 });
+			y = aliveIds(s, 'form1').at(-1) as string;
+		});
+		const activation = await driver.poll();
+		expect(activation.errors).toEqual([]);
+		const reads = activation.requests.filter((r) => r.ids);
+		// form0 was read before X came; form1 after Y came.
+		expect(reads[0]).toMatchObject({ formId: 'form0' });
+		expect(reads[0].ids).not.toContain(x);
+		expect(reads[1]).toMatchObject({ formId: 'form1' });
+		expect(reads[1].ids).toContain(y);
+		server.apply({ kind: 'advance', ms: MINUTE });
+		for (let poll = 0; poll < 3; poll++) await driver.poll();
+		expect(timesEmitted(driver.emitted, y)).toBe(1);
+		expect(timesEmitted(driver.emitted, x)).toBe(1);
+	});
 });
 
 describe('Forms.wtf Trigger, review: a service that serves one response a page', () => {

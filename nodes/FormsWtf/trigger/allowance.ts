@@ -92,6 +92,8 @@ export class PollAllowance {
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
+		// Without a Date header, the host's clock when the read was asked stands in for the service's.
+		const askedAtMs = Date.now();
 		let endOfPage = offset;
 		let pageSize: number | undefined;
 		let gotPage = false;
@@ -111,7 +113,7 @@ export class PollAllowance {
 				onPage: (page, pageOffset) => {
 					this.onPage();
 					gotPage = true;
-					startedAtMs ??= page.serviceTimeMs;
+					startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
 					endOfPage = pageOffset + page.responses.length;
 					if (page.responses.length) pageSize = page.responses.length;
 				},
