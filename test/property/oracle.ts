@@ -192,7 +192,8 @@ export function check(trace: Trace): Violation[] {
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
 		// the others may then need another window, and another poll (docs/trigger-promise.md):
-		// the first two polls it is denied in may hold the others back, no later one.
+		// the first two polls it is denied in (whose state n8n kept) may hold the others back, no
+		// later one.
 		const choosing =
 			settings.newestCount !== undefined &&
 			emitSinceMs(settings) === undefined &&
@@ -204,7 +205,11 @@ export function check(trace: Trace): Violation[] {
 				(formId) =>
 					trace.polls
 						.slice(0, poll.index)
-						.filter((p) => p.requests.some((r) => r.denied && r.formId === formId)).length < 2,
+						// A poll whose state n8n threw away left the choice as it was.
+						.filter(
+							(p) =>
+								p.kind !== 'discarded' && p.requests.some((r) => r.denied && r.formId === formId),
+						).length < 2,
 			);
 		if (
 			settings.watch !== 'form' &&
@@ -357,6 +362,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const sinceMs = emitSinceMs(settings);
 	const newestCount = sinceMs === undefined ? settings.newestCount : undefined;
 	const { momentMs, reads } = activationFacts(activation);
+	// Without a Date header the trigger can only read its own clock around the service's first
+	// answer: from the second the activation poll began, a response may count either way.
+	const hostMomentFromMs = Math.floor(activation.startMs / 1000) * 1000;
+	const existingBeforeMs = trace.schedule.settings.dateAbsent ? hostMomentFromMs : momentMs;
 	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
 	const watchedEver = new Set(trace.watchedFormIds);
 	const finalPoll = trace.polls.length;
@@ -371,7 +380,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		);
 	/** Existing: the activation's whole read saw this version, or it was shown before the moment's second. */
 	const existing = (response: SimResponse, version: ResponseVersion): boolean => {
-		if (shownAt(response, activation.startMs) === version && version.atMs < momentMs) return true;
+		if (shownAt(response, activation.startMs) === version && version.atMs < existingBeforeMs)
+			return true;
 		const read = reads.get(response.formId);
 		const seenAt = read?.seen.get(response.id);
 		return !!read?.whole && seenAt !== undefined && shownAt(response, seenAt) === version;
@@ -381,7 +391,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	 * count either way. After that second it is new, unless the read saw it (then existing).
 	 */
 	const ambiguous = (response: SimResponse, version: ResponseVersion): boolean =>
-		version.atMs >= momentMs &&
+		version.atMs >= existingBeforeMs &&
 		version.atMs < momentMs + 1000 &&
 		!reads.get(response.formId)?.whole;
 	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean => {
