@@ -244,24 +244,21 @@ describe('Forms.wtf Trigger, review: a service that serves one response a page',
 	// 2 to 1,000, so it never serves a page of one; the oracle's P8 would catch it.
 	// Replay:
 	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'one response a page'
-	it.failing(
-		'one response a page: a backlog read over many polls comes whole on a quiet service',
-		async () => {
-			const { server, driver } = setUp({ version: 2, pageCap: 1, requestMs: 100 });
-			server.seed(0, 3, MINUTE, 1_000);
-			expect((await driver.poll()).errors).toEqual([]);
-			server.apply({ kind: 'advance', ms: 1_000 });
-			server.apply({ kind: 'submit', form: 0, count: 60, gapMs: 10 });
-			const backlog = aliveIds(server).slice(-60);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 20; poll++) {
-				server.apply({ kind: 'advance', ms: MINUTE });
-				errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
-			}
-			const missing = backlog.filter((id) => timesEmitted(driver.emitted, id) !== 1);
-			expect({ missing, errors }).toEqual({ missing: [], errors: [] });
-		},
-	);
+	it('one response a page: a backlog read over many polls comes whole on a quiet service', async () => {
+		const { server, driver } = setUp({ version: 2, pageCap: 1, requestMs: 100 });
+		server.seed(0, 3, MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 1_000 });
+		server.apply({ kind: 'submit', form: 0, count: 60, gapMs: 10 });
+		const backlog = aliveIds(server).slice(-60);
+		const errors: string[] = [];
+		for (let poll = 0; poll < 20; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
+		}
+		const missing = backlog.filter((id) => timesEmitted(driver.emitted, id) !== 1);
+		expect({ missing, errors }).toEqual({ missing: [], errors: [] });
+	});
 });
 
 describe('Forms.wtf Trigger, review: a backlog read over many polls, a few deletions between polls', () => {
@@ -281,26 +278,22 @@ describe('Forms.wtf Trigger, review: a backlog read over many polls, a few delet
 	// allows a read to fall behind only when edits and arrivals outpace half its reading rate.
 	// Replay:
 	//   npx jest test/property/trigger.review.test.ts --maxWorkers=1 -t 'a few deletions'
-	it.failing(
-		'since a date, a few deletions between polls: the backlog comes whole (a few deletions)',
-		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 300, 60 * MINUTE, 1_000);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 30; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
-				// Responses early in the backlog, which the read has passed.
-				for (let k = 0; k < 3; k++)
-					server.apply({ kind: 'delete', form: 0, pick: 5 + 7 * k + poll });
-				server.apply({ kind: 'advance', ms: MINUTE });
-			}
-			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
-			expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
-		},
-	);
+	it('since a date, a few deletions between polls: the backlog comes whole (a few deletions)', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			pageCap: 5,
+			requestMs: 100,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+		});
+		server.seed(0, 300, 60 * MINUTE, 1_000);
+		const errors: string[] = [];
+		for (let poll = 0; poll < 30; poll++) {
+			errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
+			// Responses early in the backlog, which the read has passed.
+			for (let k = 0; k < 3; k++) server.apply({ kind: 'delete', form: 0, pick: 5 + 7 * k + poll });
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+		expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
+	});
 });

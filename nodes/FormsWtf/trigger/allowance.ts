@@ -141,7 +141,9 @@ export class PollAllowance {
 			cut,
 			proven: continuity.proven,
 			resume: goOn(
-				gotPage ? resumeAfter(start, offset, continuity, end) : again(start),
+				gotPage
+					? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize)
+					: again(start),
 				pageSize ?? start?.pageSize,
 				startedAtMs,
 			),
@@ -158,19 +160,23 @@ export class PollAllowance {
  * Where a read that goes on from this one starts: a proven read goes on from its end. One that
  * did not find the anchors it resumed from lost them to updates or deletions before them, which
  * pull responses to earlier offsets by any number of places: the next read looks for the same
- * anchors from offset 0 on, in every page; a read from 0 that does not find them either (they
- * were updated or deleted themselves) reads again from the start. One that found them but
- * missed a later boundary (edits while it read) reads again from where it began.
+ * anchors, in every page, from a page before where this one began (a few edits between two
+ * polls), a page further back each time, down to offset 0; a read from 0 that does not find
+ * them either (they were updated or deleted themselves) reads again from the start. Looking from
+ * 0 at once outran a poll's reading on a long read, which then began again for ever. One that
+ * found them but missed a later boundary (edits while it read) reads again from where it began.
  */
 function resumeAfter(
 	start: ResumePoint | undefined,
 	offset: number,
 	continuity: Continuity,
 	end: number,
+	pageSize: number | undefined,
 ): ResumePoint {
 	if (continuity.proven) return { offset: end, anchors: continuity.anchors };
 	if (continuity.resumed || !start) return again(start);
-	return { offset: 0, anchors: offset === 0 ? [] : start.anchors };
+	if (offset === 0) return { offset: 0, anchors: [] };
+	return { offset: Math.max(0, offset - (pageSize ?? RESUME_OVERLAP)), anchors: start.anchors };
 }
 
 /**
