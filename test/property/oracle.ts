@@ -765,8 +765,9 @@ function checkConvergence(trace: Trace, add: Add): void {
 const TOLD_AFTER_POLLS = 5;
 
 /**
- * P9, and for each poll the forms that had made no progress on TOLD_AFTER_POLLS polls or more in
- * a row by then: an error naming one of them is what P9 asks for, never a failure P4a judges.
+ * P9, and for each poll the forms whose reads failed and have not succeeded since: an error
+ * naming one of them tells the truth (P9 asks for it by the 5th such poll), never a failure P4a
+ * judges.
  */
 function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 	const { settings } = trace.schedule;
@@ -775,6 +776,8 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 		let stuck = 0;
 		let runStart = 0;
 		let told = false;
+		/** Since a read of the form failed, no read of it succeeded (whatever n8n kept or dropped). */
+		let failing = false;
 		for (const [i, poll] of trace.polls.entries()) {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
 			// polls at once start it again. A form no longer watched (not listed, not selected)
@@ -801,16 +804,19 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
 				stuck = 0;
 				told = false;
+				failing = false;
 				runStart = i + 1;
 				continue;
 			}
+			// A form whose reads failed and have not succeeded since may be named on any poll.
+			failing ||= reads.length > 0;
+			if (failing)
+				dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 			// No progress: a poll that failed to read it, or any poll after one (asked or not: a
 			// poll that spends itself on other forms does not move this one either).
 			if (!reads.length && stuck === 0) continue;
 			if (stuck === 0) runStart = Math.min(runStart, i);
 			stuck++;
-			if (stuck >= TOLD_AFTER_POLLS)
-				dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 			// The error names the form, also with One Form (docs/trigger-promise.md).
 			told ||= trace.polls
 				.slice(runStart, i + 1)
