@@ -54,6 +54,11 @@ const MAX_FAILED_READS_IN_A_ROW = 3;
 
 const FORM_FAILURES_REPORTED_AGAIN = 60;
 
+/** Why a form whose every read is edited under it cannot move. */
+const keptMoving = new Error(
+	'its responses kept moving while they were read (responses were edited or deleted between the pages of each read)',
+);
+
 /** A form whose failures are due to be reported as an error of the workflow. */
 export interface FormFailure {
 	formId: string;
@@ -233,8 +238,16 @@ export async function pollOnce(
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				failedInARow = 0;
-			} else if (read.proven || read.failure !== undefined || read.stoppedBy !== undefined) {
-				updated.failedPolls = noProgress(form, cursor, read.failure ?? read.stoppedBy);
+			} else if (
+				read.proven ||
+				read.failure !== undefined ||
+				read.stoppedBy !== undefined ||
+				(read.fromStart && !read.cut && !cursor.resume?.anchors.length)
+			) {
+				// (The last: a whole read from the start, with nothing to recover, that is not proven:
+				// the form's responses kept moving while it was read.)
+				const cause = read.failure ?? read.stoppedBy ?? (read.proven ? undefined : keptMoving);
+				updated.failedPolls = noProgress(form, cursor, cause);
 				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
