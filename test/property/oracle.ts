@@ -799,7 +799,8 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				(r) =>
 					r.formId === formId &&
 					r.path.endsWith('/responses') &&
-					!(r.status === 200 && r.since === undefined),
+					// (A faulted answer is answered before the server reads the query: it has no `since`.)
+					!(r.status === 200 && !r.faulted && r.since === undefined),
 			);
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
 				stuck = 0;
