@@ -1,0 +1,73 @@
+/**
+ * Breaks of the trigger's promise (docs/trigger-promise.md) found by a third adversarial review,
+ * of the newest changes (the search for lost anchors a page further back each poll, a whole read
+ * that is not proven counted as a poll without progress, the newest N's floor at the activation
+ * moment, the host clock without a Date header). Each test is written as the promise says it
+ * should be; a break not fixed yet is `it.failing` (it passes while the break is there, and
+ * fails the day a change fixes it — then drop `.failing`). The REPRO comment says what broke,
+ * why, and the mechanism; replay one with
+ *   npx jest test/property/trigger.review2.test.ts --maxWorkers=1 -t '<name>'
+ */
+import type { SimServer } from '../sim/server';
+import { current } from '../sim/server';
+import { aliveIds, MINUTE, setUp, timesEmitted } from './named';
+
+/**
+ * Respondents update the last `count` responses of the page of `formId` the service served last
+ * (a new `submittedAt`, now: service notes, responses "can be updated"). Armed before a request
+ * of a read, it is an edit between two of its pages; nothing in the contract says when edits
+ * happen, and each page is served as the responses are at that moment.
+ */
+function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
+	const last = [...server.log].reverse().find((r) => r.formId === formId && r.ids);
+	for (const id of last?.ids?.slice(-count) ?? []) {
+		const response = server.responses.find((r) => r.id === id);
+		if (!response || response.deletedAtMs !== undefined) continue;
+		const latest = current(response);
+		server.now = Math.max(server.now, latest.atMs) + 1;
+		response.versions.push({ n: latest.n + 1, atMs: server.now });
+	}
+}
+
+describe('Forms.wtf Trigger, review 2: a long read from the start that is never proven', () => {
+	// REPRO: One Form, Every Response Since a Date (7 days ago), 200 responses in the last hour,
+	// pages of 5 at 100 ms and a 1 s budget (7 pages a poll, so the backlog takes many polls).
+	// On every poll, while the second page is asked for, respondents update the 2 responses the
+	// first page ended on (2 edits a poll, 60 in 30 minutes, against about 30 responses read a
+	// poll). After 30 polls 114 of the 200 responses have never been emitted, and nothing is
+	// logged or reported; the stored resume offset is 0 after every poll. The edits move the
+	// first page's last two responses to the end, so the second page (paging.ts: 2 back, for
+	// pages of 5) holds none of the first page's anchors: the read is not proven, and once a
+	// boundary is lost the rest of the read proves nothing (Continuity keeps the lost anchors
+	// pending). allowance.ts resumeAfter sends a read that was not resuming to `again(start)`,
+	// { offset: 0, anchors: [] }, dropping the proven pages before the lost boundary, so every
+	// poll reads the same first 7 pages. newResponses.ts now counts a read that is not proven as
+	// a poll without progress only when it is whole (`read.fromStart && !read.cut && ...`); this
+	// one is cut by the budget, so it is neither `moved` nor counted: failedPolls stays unset,
+	// no warning, no error, for ever. The promise: every response exactly once; a form that
+	// cannot move is named by its 5th poll (P8b: under steady edits every response due is out
+	// within a bound of polls, or its form is named).
+	// Replay:
+	//   npx jest test/property/trigger.review2.test.ts --maxWorkers=1 -t 'cut at every poll'
+	it.failing(
+		'a backlog read over many polls, 2 edits between its first pages on every poll (cut at every poll): the backlog comes, or the form is named',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 200, 60 * MINUTE, 1_000);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 30; poll++) {
+				// Before the poll's 3rd request (the list of forms, the first page, then the second).
+				server.arm(3, (s) => updateEndOfLastPage(s, 'form0', 2));
+				errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
+				server.apply({ kind: 'advance', ms: MINUTE });
+			}
+			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+			expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
+		},
+	);
+});
