@@ -140,6 +140,7 @@ export class PollAllowance {
 			end,
 			cut,
 			proven: continuity.proven,
+			movedUnder: gotPage && continuity.resumed && !continuity.proven,
 			resume: goOn(
 				gotPage
 					? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize)
@@ -203,6 +204,11 @@ interface FormRead {
 	cut: boolean;
 	/** Every page boundary found its anchor (see Continuity). */
 	proven: boolean;
+	/**
+	 * It found where it went on from, but a later page boundary lost its anchors: responses were
+	 * edited or deleted while it read, and it is read again from where it began.
+	 */
+	movedUnder: boolean;
 	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
 	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */

@@ -242,10 +242,10 @@ export async function pollOnce(
 				read.proven ||
 				read.failure !== undefined ||
 				read.stoppedBy !== undefined ||
-				(read.fromStart && !read.cut && !cursor.resume?.anchors.length)
+				read.movedUnder
 			) {
-				// (The last: a whole read from the start, with nothing to recover, that is not proven:
-				// the form's responses kept moving while it was read.)
+				// (The last: a read that found its place but not a later page boundary, read again
+				// from where it began: the form's responses kept moving while it was read.)
 				const cause = read.failure ?? read.stoppedBy ?? (read.proven ? undefined : keptMoving);
 				updated.failedPolls = noProgress(form, cursor, cause);
 				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
