@@ -109,7 +109,10 @@ export async function pollOnce(
 	 * Counts a poll in which the form made no progress, warns, and reports the form once it is
 	 * due (FORM_FAILURES_REPORTED). Returns the count.
 	 */
+	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
+	const stalled = new Set<string>();
 	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): number => {
+		stalled.add(form.id);
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
 		const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
 		const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
@@ -269,17 +272,14 @@ export async function pollOnce(
 		let only: string[] | undefined;
 		do {
 			const candidates = new Candidates(next.choice, next.activatedAtMs);
-			const before = { ...next.forms };
+			stalled.clear();
 			// A larger window: only the forms of the choice are read again.
 			await readForms(candidates, only);
 			candidates.save();
-			const stalled = next.choice.forms.filter(
-				(id) => (next.forms[id]?.failedPolls ?? 0) > (before[id]?.failedPolls ?? 0),
-			);
 			settled = settleChoice(
 				next,
 				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
-				new Set(stalled),
+				stalled,
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
