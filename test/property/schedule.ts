@@ -330,7 +330,9 @@ export function formatSettings(s: FuzzSettings): string {
 }
 
 /** Selected Forms: the IDs picked, as the user would enter them. */
-export function selectedFormIds(s: FuzzSettings): string[] {
+export function selectedFormIds(
+	s: Pick<FuzzSettings, 'formCount' | 'selected' | 'selectMissing'>,
+): string[] {
 	const existing = s.selected.filter((form) => form < s.formCount).map((form) => `form${form}`);
 	// The missing form first: the forms before it must not be what keeps the trigger going.
 	return s.selectMissing || !existing.length ? [MISSING_FORM_ID, ...existing] : existing;
@@ -399,7 +401,8 @@ export function formatStep(s: Step, formCount = 4): string {
 		case 'pollTogether':
 			return "TWO POLLS at once (one plain poll if it is n8n's activation poll)";
 		case 'select':
-			return `SELECT ${JSON.stringify(s.selected.map((form) => `form${form % formCount}`))} and save (Selected Forms)`;
+			// As run.ts selects: forms beyond formCount are left out, none left is the missing form.
+			return `SELECT ${JSON.stringify(selectedFormIds({ formCount, selected: s.selected, selectMissing: false }))} and save (Selected Forms)`;
 		case 'churn':
 			return `${s.polls} × (${s.edit} one response of ${f(s.form)}, then POLL${s.budget === 'default' ? '' : ` (budget ${s.budget})`})`;
 		default:
