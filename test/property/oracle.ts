@@ -76,6 +76,7 @@ export function check(trace: Trace): Violation[] {
 			const atOf = (e: Emitted) => versions.find((v) => v.n === versionOf(e.tag))?.atMs;
 			for (let i = 1; i < list.length; i++) {
 				if (startedAfresh(trace, list[i - 1], list[i])) continue;
+				if (unseenSinceSelectedAgain(trace, list[i - 1], list[i])) continue;
 				const [before, after] = [atOf(list[i - 1]), atOf(list[i])];
 				if (before !== undefined && after !== undefined && after - before >= lookBackMs) continue;
 				add(
@@ -299,6 +300,44 @@ function startedAfresh(trace: Trace, before: Emitted, after: Emitted): boolean {
 	});
 }
 
+/**
+ * Ignore, a form taken out of the selection and selected again between two emissions of a
+ * response: it started afresh, and its reads since never showed an earlier version of the
+ * response (they failed, or the first sight was already this one). As with P2d, an id whose
+ * first sight is its update looks like a new response: the API shows no earlier version.
+ */
+function unseenSinceSelectedAgain(trace: Trace, before: Emitted, after: Emitted): boolean {
+	const response = trace.server.responses.find((r) => r.id === after.id);
+	if (response === undefined) return false;
+	return trace.selections.some((selection, k) => {
+		if (!takenOut(selection, before, after)) return false;
+		const again = trace.selections.slice(k + 1).find((s) => s.formIds.includes(after.formId));
+		if (again === undefined || again.fromPoll > after.poll) return false;
+		return !trace.polls
+			.slice(again.fromPoll, after.poll)
+			.filter((poll) => keptUntil(trace, poll, after.poll))
+			.some((poll) =>
+				poll.requests.some((r) => {
+					if (r.since === undefined || r.faulted || !r.ids?.includes(after.id)) return false;
+					const shown = shownAt(response, r.atMs);
+					return shown !== undefined && shown.n < versionOf(after.tag);
+				}),
+			);
+	});
+}
+
+/**
+ * Whether n8n kept what a poll's reads learned until `untilPoll`: not of a discarded poll, nor of
+ * a poll that emitted nothing when a new activation (a restart) came before `untilPoll`.
+ */
+function keptUntil(trace: Trace, poll: PollRecord, untilPoll: number): boolean {
+	return (
+		poll.kind !== 'discarded' &&
+		(poll.emitted.length > 0 ||
+			!trace.polls.slice(poll.index + 1, untilPoll + 1).some((p) => p.activationTick))
+	);
+}
+
 function takenOut(
 	selection: { fromPoll: number; formIds: string[] },
 	before: Emitted,
@@ -435,16 +474,17 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		existingVersions.sort(
 			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
 		);
-		// Each response of the moment's second that the activation's read did not see, and each
-		// existing one deleted or updated since, may take the place of one chosen; ties in the last
-		// millisecond may go either way. Each one that showed up late may count either way, too.
+		// Each response of the moment's second that the activation's read did not see (without a
+		// Date header, of the seconds from the poll's start on), and each existing one deleted or
+		// updated since, may take the place of one chosen; ties in the last millisecond may go
+		// either way. Each one that showed up late may count either way, too.
 		const band =
 			trace.server.responses.filter((r) => {
 				const version = shownAt(r, activation.endMs);
 				return (
 					version !== undefined &&
 					inChoice(r.formId) &&
-					version.atMs >= momentMs &&
+					version.atMs >= existingBeforeMs &&
 					version.atMs < momentMs + 1000 &&
 					!reads.get(r.formId)?.seen.has(r.id)
 				);
@@ -691,10 +731,7 @@ function checkIgnoredUpdates(
 		let lastReadAtMs = -Infinity;
 		// n8n keeps no state of a poll that emits nothing past a new activation (a restart), nor
 		// of a discarded poll: what such a poll read is not remembered.
-		const kept = (poll: PollRecord) =>
-			poll.kind !== 'discarded' &&
-			(poll.emitted.length > 0 ||
-				!trace.polls.slice(poll.index + 1, e.poll + 1).some((p) => p.activationTick));
+		const kept = (poll: PollRecord) => keptUntil(trace, poll, e.poll);
 		for (const poll of trace.polls.slice(activation.index, e.poll).filter(kept))
 			for (const r of poll.requests) {
 				// A probe of the clock (no `since`) is not a read.
