@@ -343,3 +343,22 @@ describe('Forms.wtf Trigger: the newest N chosen among what the activation read 
 		expect(emitted).toEqual([all[0], all[1], all[8]]);
 	});
 });
+
+describe('Forms.wtf Trigger: a form that looks unchanged is read in rotation also beside a busy form', () => {
+	// Forms the listing shows changed came before every form due in rotation: with one read a
+	// poll (2 s requests, a 1 s budget), a form receiving a response every poll took every
+	// read, and an update on a quiet form (its listing unchanged) waited for ever.
+	it('All Forms, 2 s requests, a 1 s budget, a response on form0 every poll: the update on form1 comes within 22 polls', async () => {
+		const { server, driver } = setUp({ watch: 'allForms', formCount: 2, requestMs: 2_000 });
+		server.seed(1, 1, MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		const [quiet] = aliveIds(server, 'form1');
+		server.apply({ kind: 'update', form: 1, pick: 0 });
+		for (let poll = 0; poll < 22; poll++) {
+			server.apply({ kind: 'submit', form: 0, count: 1, gapMs: 0 });
+			expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+		}
+		expect(driver.emitted.filter((e) => e.tag === `${quiet}#2`)).toHaveLength(1);
+		await drain(driver);
+	});
+});

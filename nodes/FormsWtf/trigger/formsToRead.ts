@@ -49,7 +49,8 @@ export function listedAs(
  * Several forms: which forms this poll reads. A form is read when the listing shows a change
  * (responseCount or updatedAt differ from before its last read), when it is new or its last
  * read was cut short; forms that look unchanged are read in rotation (SWEEP_POLLS). The forms
- * unread longest come first, so a poll budget that stops early never starves a form.
+ * unread longest come first, changed or due in rotation alike, so a poll budget that stops
+ * early never starves a form.
  */
 export function formsToRead(
 	state: TriggerState,
@@ -58,12 +59,17 @@ export function formsToRead(
 ): WatchedForm[] {
 	if (settings.watch === 'form') return listing.forms;
 	const lastRead = (form: WatchedForm) => state.forms[form.id]?.readAtRev ?? -1;
-	// Forms that failed when last read, on the poll before, come after the others: they never
-	// stand in the others' way, nor are they starved by them (the next poll they come first).
-	const failing = (form: WatchedForm) =>
-		state.forms[form.id]?.failedPolls && lastRead(form) >= state.rev - 1 ? 1 : 0;
+	// A form in a run of polls without progress that was read on the poll before comes after the
+	// others, so that it never stands in their way; on any later poll it comes first, so that it
+	// is read again (and named if it still fails) before its 5th poll without progress, however
+	// many healthy forms have backlogs (a form the poll does not get to is not counted unless
+	// reads failed or waited, see pollOnce).
+	const turn = (form: WatchedForm) => {
+		if (!state.forms[form.id]?.failedPolls) return 1;
+		return lastRead(form) >= state.rev ? 2 : 0;
+	};
 	const byLongestUnread = (a: WatchedForm, b: WatchedForm) =>
-		failing(a) - failing(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
+		turn(a) - turn(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
 	const changed: WatchedForm[] = [];
 	const unchanged: WatchedForm[] = [];
 	for (const form of listing.forms) {
@@ -82,7 +88,9 @@ export function formsToRead(
 	const due = unchanged
 		.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS)
 		.sort(byLongestUnread);
-	return [...changed.sort(byLongestUnread), ...due.slice(0, sweep)];
+	// One order for both: a form the listing shows changed on every poll must not keep a form
+	// due in rotation from its read when a poll has time for one read only.
+	return [...changed, ...due.slice(0, sweep)].sort(byLongestUnread);
 }
 
 /** All Forms: a form missing from the listing keeps its cursor for KEEP_UNLISTED_FORM_MS. */
