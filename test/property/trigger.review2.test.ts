@@ -172,7 +172,12 @@ describe('Forms.wtf Trigger, review 2: the newest N behind a long read that is n
 });
 
 describe('Forms.wtf Trigger, review 2: one passing 503 behind forms with backlogs', () => {
-	// REPRO: Selected Forms (form0 to form5), Every Response Since a Date (7 days ago), pages of 5
+	// Fixed: a form in a run of polls without progress comes first on every poll but the one
+	// right after its own read (formsToRead.ts), and a form not reached counts only when what
+	// stopped the reading holds back every form (failures in a row, the key's rate limit) or it
+	// is already in a run and reads failed or waited (newResponses.ts). Fuzz seed 42002 (the
+	// same class) holds too.
+	// It was: Selected Forms (form0 to form5), Every Response Since a Date (7 days ago), pages of 5
 	// at 100 ms, a 1 s budget. form0 to form4 have 400 responses each (backlogs of many polls);
 	// form5 has 3, and one new response a poll. The forms are read in rotation, one backlog a
 	// poll. On poll 5, form5's turn, its read answers 503 twice (the request and its retry); from
@@ -192,41 +197,38 @@ describe('Forms.wtf Trigger, review 2: one passing 503 behind forms with backlog
 	// keeps both is that a form whose read failed is read again before its 5th poll.
 	// Replay:
 	//   npx jest test/property/trigger.review2.test.ts --maxWorkers=1 -t 'one passing 503'
-	it.failing(
-		'Selected Forms, one passing 503 on a form read in rotation behind backlogs (one passing 503): it is read again before it is named',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 6,
-				selected: [0, 1, 2, 3, 4, 5],
-				version: 2,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-				pageCap: 5,
-				requestMs: 100,
-			});
-			for (let form = 0; form < 5; form++) server.seed(form, 400, 60 * MINUTE, 1_000);
-			server.seed(5, 3, 60 * MINUTE, 1_000);
-			const errors: string[] = [];
-			let readAgain = false;
-			for (let poll = 0; poll < 10; poll++) {
-				// form5's turn in the rotation: its request and the retry answer 503.
-				if (poll === 5) server.inject({ kind: 'serverError', status: 503 }, 2, 5);
-				server.apply({ kind: 'submit', form: 5, count: 1 });
-				const record = await driver.poll({ budgetMs: 1_000 });
-				if (poll === 5)
-					expect(record.requests.filter((r) => r.formId === 'form5').map((r) => r.status)).toEqual([
-						503, 503,
-					]);
-				if (poll > 5)
-					readAgain ||= record.requests.some((r) => r.formId === 'form5' && r.status === 200);
-				errors.push(...record.errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
-			}
-			expect(server.unhealthy()).toBe(false);
-			expect({ readAgain, named: errors.some((e) => e.includes('(form5)')) }).toEqual({
-				readAgain: true,
-				named: false,
-			});
-		},
-	);
+	it('Selected Forms, one passing 503 on a form read in rotation behind backlogs (one passing 503): it is read again before it is named', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 6,
+			selected: [0, 1, 2, 3, 4, 5],
+			version: 2,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+			pageCap: 5,
+			requestMs: 100,
+		});
+		for (let form = 0; form < 5; form++) server.seed(form, 400, 60 * MINUTE, 1_000);
+		server.seed(5, 3, 60 * MINUTE, 1_000);
+		const errors: string[] = [];
+		let readAgain = false;
+		for (let poll = 0; poll < 10; poll++) {
+			// form5's turn in the rotation: its request and the retry answer 503.
+			if (poll === 5) server.inject({ kind: 'serverError', status: 503 }, 2, 5);
+			server.apply({ kind: 'submit', form: 5, count: 1 });
+			const record = await driver.poll({ budgetMs: 1_000 });
+			if (poll === 5)
+				expect(record.requests.filter((r) => r.formId === 'form5').map((r) => r.status)).toEqual([
+					503, 503,
+				]);
+			if (poll > 5)
+				readAgain ||= record.requests.some((r) => r.formId === 'form5' && r.status === 200);
+			errors.push(...record.errors);
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		expect(server.unhealthy()).toBe(false);
+		expect({ readAgain, named: errors.some((e) => e.includes('(form5)')) }).toEqual({
+			readAgain: true,
+			named: false,
+		});
+	});
 });

@@ -99,6 +99,10 @@ export async function pollOnce(
 	const notReached = new Map<string, WatchedForm>();
 	/** What stopped this poll's reading early: a wait it had no time for, or failing reads. */
 	let stoppedBy: unknown;
+	/** Whether a read this poll failed the way a struggling service fails (retries spent its time). */
+	let anyReadFailed = false;
+	/** The last of the failing reads that stopped this poll's reading, if they did. */
+	let failuresInARow: unknown;
 	const cursorOf = (formId: string): FormCursor =>
 		next.forms[formId] ??
 		// A form that appeared after activation: all of its responses are new (or since the date asked for).
@@ -146,7 +150,7 @@ export async function pollOnce(
 			if (cursor.choice === 'read') continue;
 			// Forms failing one after the other (the service is struggling): the rest wait for the
 			// next poll rather than add to the load.
-			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) stoppedBy = lastFailure;
+			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) stoppedBy = failuresInARow = lastFailure;
 			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) {
 				notReached.set(form.id, form);
 				continue;
@@ -255,6 +259,7 @@ export async function pollOnce(
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
 					failedInARow++;
+					anyReadFailed = true;
 					lastFailure = read.failure;
 				}
 				// Denied or missing, it cannot hold up the newest existing responses of the others.
@@ -287,13 +292,19 @@ export async function pollOnce(
 		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
-	// A form this poll did not get to because the reading stopped on a wait or on failures made
-	// no progress either, whether or not it was asked; nor did one already in a run of polls
-	// without progress, whatever stopped the reading. (A healthy poll that runs out of time moved
-	// forward: it leaves the other, healthy forms to the next poll, longest unread first.)
+	// A form this poll did not get to made no progress either when what stopped the reading holds
+	// back every form: failing reads one after the other (a struggling service) or the key's rate
+	// limit. One form's failure or wait holds back only the forms already in a run of polls
+	// without progress. Any other form not reached waits its turn: the next poll takes the forms
+	// unread longest first, and a form in a run of polls without progress before them
+	// (formsToRead), so it is read again before it is named.
+	const holdsBackEveryForm =
+		failuresInARow !== undefined || (stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429');
+	const spentByFailures = stoppedBy !== undefined || anyReadFailed;
 	for (const [formId, form] of notReached) {
 		const cursor = cursorOf(formId);
-		if (tried.has(formId) || (stoppedBy === undefined && !cursor.failedPolls)) continue;
+		if (tried.has(formId)) continue;
+		if (!holdsBackEveryForm && !(cursor.failedPolls && spentByFailures)) continue;
 		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
 	}
 	fresh.sort(compareOldestFirst);
