@@ -362,3 +362,28 @@ describe('Forms.wtf Trigger: a form that looks unchanged is read in rotation als
 		await drain(driver);
 	});
 });
+
+describe('Forms.wtf Trigger: New Response (Ignore), a response updated between two pages of a read', () => {
+	// The walk dropped a response served again as a repeat by its id alone: the update it
+	// carried (served on the read's second page, after the first page had its old version) was
+	// never handled. The old version then fell out of the look-back window, and the next read
+	// took the update for a new response (fuzz seed 44002).
+	it('One Form, look-back 1 min, pages of 7: the update read on the second page is not emitted later', async () => {
+		const { server, driver } = setUp({
+			updatedResponses: 'ignore',
+			lookBackMinutes: 1,
+			pageCap: 7,
+		});
+		server.seed(0, 7, 0, 1_000);
+		const [oldest] = aliveIds(server);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 150_000 });
+		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+		// Before the read's second page: the oldest response is updated (it moves to the end).
+		server.arm(2, { kind: 'update', form: 0, pick: 0 });
+		const poll = await driver.poll();
+		expect(poll.requests.filter((r) => r.ids?.includes(oldest))).toHaveLength(2);
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, oldest)).toBe(0);
+	});
+});

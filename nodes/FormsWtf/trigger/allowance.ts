@@ -105,6 +105,7 @@ export class PollAllowance {
 			{
 				startOffset: offset,
 				continuity,
+				keepNewVersions: true,
 				shouldStop: () => {
 					if (this.mayRead()) return false;
 					cut = true;

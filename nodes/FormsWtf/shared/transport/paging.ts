@@ -78,6 +78,12 @@ export interface PagingOptions {
 	 * little before the end of the last one and must find a response read before it.
 	 */
 	continuity?: Continuity;
+	/**
+	 * A response served again in another version (updated while the walk ran) is handed over
+	 * again, not dropped as a repeat: a reader that keeps what it saw (the trigger) must see the
+	 * update. Otherwise a repeat is dropped by its id alone (Return All lists each response once).
+	 */
+	keepNewVersions?: boolean;
 }
 
 /** A response read at a page boundary, in the version it was read in. */
@@ -175,21 +181,21 @@ export const PAGES_IN_FLIGHT = 2;
  */
 const REPEAT_WINDOW = 10 * MAX_PAGE_SIZE;
 
-/** The ids of the last responses read, the oldest forgotten first. */
-class RecentIds {
-	private readonly ids = new Set<string>();
+/** The keys (ids, or ids and versions) of the last responses read, the oldest forgotten first. */
+class RecentKeys {
+	private readonly keys = new Set<string>();
 	private readonly order: string[] = [];
 	private head = 0;
 
 	constructor(private readonly capacity: number) {}
 
-	/** False if the id was read recently; otherwise remembers it and returns true. */
-	addIfNew(id: string): boolean {
-		if (this.ids.has(id)) return false;
-		this.ids.add(id);
-		this.order.push(id);
+	/** False if the key was read recently; otherwise remembers it and returns true. */
+	addIfNew(key: string): boolean {
+		if (this.keys.has(key)) return false;
+		this.keys.add(key);
+		this.order.push(key);
 		if (this.order.length - this.head > this.capacity) {
-			this.ids.delete(this.order[this.head++]);
+			this.keys.delete(this.order[this.head++]);
 			if (this.head >= this.capacity) {
 				this.order.splice(0, this.head);
 				this.head = 0;
@@ -237,7 +243,7 @@ export async function* iterateResponses(
 	query: ResponsesQuery,
 	options: PagingOptions = {},
 ): AsyncGenerator<FormResponse[], void, undefined> {
-	const recent = new RecentIds(REPEAT_WINDOW);
+	const recent = new RecentKeys(REPEAT_WINDOW);
 	const { continuity } = options;
 	const readAhead =
 		query.since === undefined &&
@@ -310,7 +316,10 @@ export async function* iterateResponses(
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
-				if (recent.addIfNew(response.id)) fresh.push(response);
+				const key = options.keepNewVersions
+					? `${response.id}\u0000${String(response.submittedAt)}`
+					: response.id;
+				if (recent.addIfNew(key)) fresh.push(response);
 			}
 			if (fresh.length > remaining) fresh.length = remaining;
 			remaining -= fresh.length;
