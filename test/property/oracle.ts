@@ -840,6 +840,9 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 					!(r.status === 200 && !r.faulted && r.since === undefined),
 			);
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
+				// n8n threw away what this poll learned (see lostLater): for the trigger the run goes
+				// on, and what it told in it stays told.
+				if (lostLater(trace, i)) continue;
 				stuck = 0;
 				told = false;
 				failing = false;
@@ -873,6 +876,21 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 		}
 	}
 	return dueToBeTold;
+}
+
+/**
+ * Whether n8n threw away the state a poll left: it was discarded, or a new activation (a
+ * restart, a discarded poll) came before any poll stored the state (n8n stores it on the
+ * activation poll and on a poll that emits).
+ */
+function lostLater(trace: Trace, index: number): boolean {
+	if (trace.polls[index].kind === 'discarded') return true;
+	for (const poll of trace.polls.slice(index)) {
+		if (poll.index > index && poll.activationTick) return true;
+		if (poll.kind === 'discarded') continue;
+		if (poll.emitted.length > 0 || (poll.activationTick && !poll.activationFailed)) return false;
+	}
+	return false;
 }
 
 function describePoll(poll: PollRecord): string {
