@@ -88,7 +88,9 @@ export class PollAllowance {
 		start: ResumePoint | undefined,
 		handle: (responses: FormResponse[]) => void,
 	): Promise<FormRead> {
-		const offset = start ? Math.max(0, start.offset - resumeOverlap(start.pageSize)) : 0;
+		const offset = start
+			? Math.max(0, start.offset + (start.drift ?? 0) - resumeOverlap(start.pageSize))
+			: 0;
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
@@ -97,6 +99,7 @@ export class PollAllowance {
 		let endOfPage = offset;
 		let pageSize: number | undefined;
 		let gotPage = false;
+		let drift: number | undefined;
 		// Until a page is handed over, a resumed read still stands where it was.
 		let end = start?.offset ?? 0;
 		const pages = iterateResponses(
@@ -117,6 +120,7 @@ export class PollAllowance {
 					startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
 					endOfPage = pageOffset + page.responses.length;
 					if (page.responses.length) pageSize = page.responses.length;
+					if (start && drift === undefined) drift = driftOf(page.responses, pageOffset, start);
 				},
 			},
 		);
@@ -144,7 +148,7 @@ export class PollAllowance {
 			movedUnder: gotPage && continuity.resumed && !continuity.proven,
 			resume: goOn(
 				gotPage
-					? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize)
+					? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize, drift)
 					: again(start),
 				pageSize ?? start?.pageSize,
 				startedAtMs,
@@ -174,21 +178,41 @@ function resumeAfter(
 	continuity: Continuity,
 	end: number,
 	pageSize: number | undefined,
+	drift: number | undefined,
 ): ResumePoint {
-	if (continuity.proven) return { offset: end, anchors: continuity.anchors };
+	if (continuity.proven) {
+		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
+		if (drift !== undefined && drift > 0) point.drift = drift;
+		return point;
+	}
 	if (continuity.resumed || !start) return again(start);
 	if (offset === 0) return { offset: 0, anchors: [] };
 	return { offset: Math.max(0, offset - (pageSize ?? RESUME_OVERLAP)), anchors: start.anchors };
 }
 
 /**
+ * How many places later than where the read it resumes had left it the last response of that
+ * read is served now (responses added or updated before it since); undefined while this page
+ * does not hold it in the same version.
+ */
+function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): number | undefined {
+	const last = start.anchors.at(-1);
+	if (last === undefined) return undefined;
+	const at = page.findIndex(
+		(response) => response.id === last.id && String(response.submittedAt) === last.submittedAt,
+	);
+	return at < 0 ? undefined : pageOffset + at - (start.offset - 1);
+}
+
+/**
  * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with) and when the first of the cut reads began.
+ * one it resumed with), when the first of the cut reads began, and its drift.
  */
 function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
 	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
 	if (pageSize !== undefined) resume.pageSize = pageSize;
 	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
+	if (point.drift !== undefined) resume.drift = point.drift;
 	return resume;
 }
 

@@ -135,6 +135,12 @@ export interface ResumePoint {
 	startedAtMs?: number;
 	/** How many responses the server's last page held: the resumed read starts a part of it early. */
 	pageSize?: number;
+	/**
+	 * How many places later the last resumed read found where it went on from: responses added or
+	 * updated before that place (a newest-first order) push it on between polls. The next read
+	 * starts that much later, so a steady stream of them cannot eat the part of a page it reads.
+	 */
+	drift?: number;
 }
 
 /**
@@ -387,10 +393,11 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	const { startedAtMs, pageSize } = value as IDataObject;
+	const { startedAtMs, pageSize, drift } = value as IDataObject;
 	const resume: ResumePoint = { offset, anchors: read };
 	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
 	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
+	if (isCount(drift) && drift > 0) resume.drift = drift;
 	return resume;
 }
 
