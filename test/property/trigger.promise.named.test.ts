@@ -387,3 +387,62 @@ describe('Forms.wtf Trigger: New Response (Ignore), a response updated between t
 		expect(timesEmitted(driver.emitted, oldest)).toBe(0);
 	});
 });
+
+describe('Forms.wtf Trigger: a pass that spanned polls is followed by a read on the next poll', () => {
+	// All Forms read a form whose listing looks unchanged (updates change neither its count nor
+	// its date) once every 10 polls. A pass of it that spanned polls skipped what was updated
+	// before where it had got to (newer than its start, left to the next read), and with a
+	// steady stream of updates the same responses were updated during every pass, so their
+	// updates waited pass after pass (fuzz seed 44006).
+	it('All Forms, newest first, pages of 3, 2 s requests, a 1 s budget, an update every poll: a version of each response comes within 45 polls', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			order: 'newestFirst',
+			pageCap: 3,
+			requestMs: 2_000,
+			lookBackMinutes: 0,
+		});
+		server.seed(0, 5, 0, 1_000);
+		server.apply({ kind: 'submit', form: 0, count: 1, gapMs: 1 });
+		expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+		for (let poll = 0; poll < 45; poll++) {
+			server.apply({ kind: 'update', form: 0, pick: poll * 7 });
+			expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+		}
+		// Each response is updated every 6 polls: in 45 polls, a version of each must have come.
+		const silent = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+		expect(silent).toEqual([]);
+		await drain(driver);
+	});
+});
+
+describe('Forms.wtf Trigger: a resumed read keeps up with responses pushed on between polls', () => {
+	// Newest first, an update a poll puts a response at the top and pushes the rest one place on.
+	// A read of one page a poll that resumed half a page early found, each time, only the
+	// responses it had read (pushed on by one): it followed them and read nothing new (fuzz
+	// seeds 44001, 44003, 44008). It now starts as much later as it found them pushed on.
+	it('One Form, newest first, pages of 3, one page a poll, an update a poll: no version waits more than 12 polls', async () => {
+		const { server, driver } = setUp({ order: 'newestFirst', pageCap: 3, lookBackMinutes: 0 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'submit', form: 0, count: 10, gapMs: 1 });
+		for (let poll = 0; poll < 30; poll++) {
+			server.apply({ kind: 'update', form: 0, pick: poll * 7 });
+			await driver.poll({ budgetMs: 1 });
+		}
+		const waited: string[] = [];
+		for (const response of server.responses) {
+			for (const [k, version] of response.versions.entries()) {
+				const due = driver.polls.find((p) => p.startMs > version.atMs)?.index;
+				if (due === undefined) continue;
+				const supersededAtMs = response.versions[k + 1]?.atMs ?? Infinity;
+				const until = driver.polls.find((p) => p.startMs > supersededAtMs)?.index ?? Infinity;
+				const emitted = driver.emitted.find((e) => e.tag === `${response.id}#${version.n}`)?.poll;
+				const settled = Math.min(emitted ?? Infinity, until);
+				if (settled - due > 12 && due + 12 < driver.polls.length)
+					waited.push(`${response.id}#${version.n}`);
+			}
+		}
+		expect(waited).toEqual([]);
+		await drain(driver);
+	});
+});

@@ -230,6 +230,10 @@ export async function pollOnce(
 				// earlier timestamp (visible late) was not there to count as existing, and a service
 				// whose Date runs ahead of its timestamps loses nothing.
 				if (learnedBy.has(form.id)) delete updated.floor;
+				// A pass that spanned polls left what was added or updated before where it had got to
+				// (newer than its start) to the next read: that read is the next poll's, not the
+				// rotation's, or the same responses, updated during every pass, would wait pass after pass.
+				if (cursor.resume) delete updated.listedCount;
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
