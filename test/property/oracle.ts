@@ -813,9 +813,19 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 		let stuck = 0;
 		let runStart = 0;
 		let told = false;
-		/** Since a read of the form failed, no read of it succeeded (whatever n8n kept or dropped). */
+		/** Since a read of the form failed, no read of it succeeded (in the state n8n has). */
 		let failing = false;
+		/** What n8n stored last: a new activation starts from it (what was told then stays told). */
+		let stored = { told, failing };
 		for (const [i, poll] of trace.polls.entries()) {
+			if (i > 0 && poll.activationTick) ({ told, failing } = stored);
+			tellingAt(i, poll);
+			const stores =
+				poll.kind !== 'discarded' &&
+				(poll.emitted.length > 0 || (poll.activationTick && !poll.activationFailed));
+			if (stores) stored = { told, failing };
+		}
+		function tellingAt(i: number, poll: PollRecord): void {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
 			// polls at once start it again. A form no longer watched (not listed, not selected)
 			// has nothing to tell.
@@ -826,11 +836,11 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 					: settings.watch !== 'selectedForms' || selectionAt(trace, poll.index).includes(formId);
 			if (poll.activationTick || poll.kind === 'discarded' || poll.kind === 'together' || !watched)
 				stuck = 0;
-			if (!watched) continue;
+			if (!watched) return;
 			// A poll that could not read the list of forms fails as a whole, told by its own rule
 			// (the 5th such poll in a row): it neither moves the form nor counts against it.
 			const lists = poll.requests.filter((r) => r.path === '/forms');
-			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) continue;
+			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) return;
 			// Its reads (a successful probe of the clock, without `since`, reads nothing).
 			const reads = poll.requests.filter(
 				(r) =>
@@ -840,14 +850,11 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 					!(r.status === 200 && !r.faulted && r.since === undefined),
 			);
 			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
-				// n8n threw away what this poll learned (see lostLater): for the trigger the run goes
-				// on, and what it told in it stays told.
-				if (lostLater(trace, i)) continue;
 				stuck = 0;
 				told = false;
 				failing = false;
 				runStart = i + 1;
-				continue;
+				return;
 			}
 			// A form whose reads failed and have not succeeded since may be named on any poll.
 			failing ||= reads.length > 0;
@@ -855,7 +862,7 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 			// No progress: a poll that failed to read it, or any poll after one (asked or not: a
 			// poll that spends itself on other forms does not move this one either).
-			if (!reads.length && stuck === 0) continue;
+			if (!reads.length && stuck === 0) return;
 			if (stuck === 0) runStart = Math.min(runStart, i);
 			stuck++;
 			// The error names the form, also with One Form (docs/trigger-promise.md).
@@ -876,21 +883,6 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 		}
 	}
 	return dueToBeTold;
-}
-
-/**
- * Whether n8n threw away the state a poll left: it was discarded, or a new activation (a
- * restart, a discarded poll) came before any poll stored the state (n8n stores it on the
- * activation poll and on a poll that emits).
- */
-function lostLater(trace: Trace, index: number): boolean {
-	if (trace.polls[index].kind === 'discarded') return true;
-	for (const poll of trace.polls.slice(index)) {
-		if (poll.index > index && poll.activationTick) return true;
-		if (poll.kind === 'discarded') continue;
-		if (poll.emitted.length > 0 || (poll.activationTick && !poll.activationFailed)) return false;
-	}
-	return false;
 }
 
 function describePoll(poll: PollRecord): string {
