@@ -245,6 +245,35 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 			expect(formatViolations(check(trace))).toBe('');
 		});
 
+		it('All Forms, a form denied twice whose next read looks for where it went on from: not named on the healthy poll after', async () => {
+			// Found by the fuzz (seed 42002, property P4a), as it shrank it: a long read of form0,
+			// cut on every poll, stored before its last cuts (a restart), denied on 2 polls, then
+			// read again looking for its place (responses added since pushed it on); that read
+			// neither ended the run of polls without progress nor counted, and the next poll,
+			// spent on form1, named form0 "made no progress: the poll ran out of time".
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'allForms',
+					formCount: 2,
+					lookBackMinutes: 0,
+					order: 'newestFirst',
+					pageCap: 7,
+					requestMs: 1,
+					startOffsetMs: 0,
+				}),
+				steps: [
+					{ kind: 'churn', form: 0, edit: 'submit', polls: 22, budget: 'tiny' },
+					{ kind: 'submitGarbled', form: 0, garble: 'null' },
+					{ kind: 'deny', form: 0, status: 403, times: 2 },
+					{ kind: 'restart' },
+					{ kind: 'submitGarbled', form: 0, garble: 'null' },
+					{ kind: 'churn', form: 1, edit: 'submit', polls: 7, budget: 'tiny' },
+				],
+			});
+			expect(formatViolations(check(trace))).toBe('');
+			expect(trace.polls.flatMap((poll) => poll.errors)).toEqual([]);
+		});
+
 		it('a read that lost its anchors while the form was failing is not reported once the service is healthy', async () => {
 			// Found by the fuzz (seed 31013, property P4a), as it shrank it, on a version that counted
 			// an unproven read as a poll without progress: the polls that failed, then the healthy
@@ -443,6 +472,26 @@ describe('Forms.wtf Trigger: a resumed read keeps up with responses pushed on be
 			}
 		}
 		expect(waited).toEqual([]);
+		await drain(driver);
+	});
+});
+
+describe('Forms.wtf Trigger: a response served twice in one read is one item', () => {
+	// The trigger's walks hand over a response served again in another version; one served first
+	// without a date and then, updated, with one came out as two items, the older (undated)
+	// version after the newer (fuzz seed 46006).
+	it('One Form, pages of 7: an undated response updated before the second page is emitted once, in its new version', async () => {
+		const { server, driver } = setUp({ pageCap: 7, lookBackMinutes: 0 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		server.apply({ kind: 'submit', form: 0, count: 10, gapMs: 1 });
+		const [first] = aliveIds(server);
+		server.apply({ kind: 'garble', form: 0, pick: 0, garble: 'null' });
+		// Before the second page: the undated response is updated (it moves to the end, dated).
+		server.arm(2, { kind: 'update', form: 0, pick: 0 });
+		const poll = await driver.poll();
+		expect(poll.requests.filter((r) => r.ids?.includes(first))).toHaveLength(2);
+		expect(poll.emitted.filter((e) => e.id === first).map((e) => e.tag)).toEqual([`${first}#2`]);
 		await drain(driver);
 	});
 });

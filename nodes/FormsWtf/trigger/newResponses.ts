@@ -89,6 +89,22 @@ export async function pollOnce(
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
 	const fresh: Candidate[] = [];
+	/** Where each response's candidate is in `fresh`: one item a response a poll. */
+	const freshAt = new Map<string, number>();
+	/**
+	 * A response to emit. Served again in another version (updated while the read went on), the
+	 * version served last takes its place: never an older version after a newer one.
+	 */
+	const emit = (form: WatchedForm, candidate: Candidate): void => {
+		const key = `${form.id}/${candidate.id}`;
+		const at = freshAt.get(key);
+		const item = withForm(candidate, form, settings);
+		if (at !== undefined) fresh[at] = item;
+		else {
+			freshAt.set(key, fresh.push(item) - 1);
+			allowance.onItem();
+		}
+	};
 	const failingForms: FormFailure[] = [];
 	const unreadable = new Set<string>();
 	// Existing responses older than the look-back window are not remembered by a choosing read:
@@ -99,8 +115,6 @@ export async function pollOnce(
 	const notReached = new Map<string, WatchedForm>();
 	/** What stopped this poll's reading early: a wait it had no time for, or failing reads. */
 	let stoppedBy: unknown;
-	/** Whether a read this poll failed the way a struggling service fails (retries spent its time). */
-	let anyReadFailed = false;
 	/** The last of the failing reads that stopped this poll's reading, if they did. */
 	let failuresInARow: unknown;
 	const cursorOf = (formId: string): FormCursor =>
@@ -182,19 +196,13 @@ export async function pollOnce(
 						}
 						if (atMs === undefined) {
 							undated.push(response.id);
-							if (emits && isNewUndated(cursor, response.id)) {
-								fresh.push(
-									withForm({ id: response.id, atMs: UNDATED_ORDER, response }, form, settings),
-								);
-								allowance.onItem();
-							}
+							if (emits && isNewUndated(cursor, response.id))
+								emit(form, { id: response.id, atMs: UNDATED_ORDER, response });
 							continue;
 						}
 						handled.push({ id: response.id, atMs });
-						if (emits && isNewVersion(cursor, response.id, atMs, settings)) {
-							fresh.push(withForm({ id: response.id, atMs, response }, form, settings));
-							allowance.onItem();
-						}
+						if (emits && isNewVersion(cursor, response.id, atMs, settings))
+							emit(form, { id: response.id, atMs, response });
 					}
 				},
 			);
@@ -237,14 +245,17 @@ export async function pollOnce(
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
-			// Moving forward: a proven read, complete or cut past where it resumed. A read the service
-			// answered whole that is not proven (responses moved by edits in between; it recovers,
-			// see resumeAfter) is neither: it does not hide the polls without progress before it,
-			// nor is a healthy service's poll one of them.
+			// Moving forward: a proven read, complete or cut past where it resumed; or one still
+			// looking for where it went on from (responses before it were edited since: see
+			// resumeAfter), which reads and emits what it finds and ends in a proven read within a
+			// bounded number of polls. A read that found its place but lost a later page boundary
+			// (movedUnder) is not: the form's responses kept moving while it read.
+			const answered = read.failure === undefined && read.stoppedBy === undefined;
 			const moved =
-				read.failure === undefined &&
-				read.proven &&
-				(!read.cut || read.end > (cursor.resume?.offset ?? 0));
+				answered &&
+				(read.proven
+					? !read.cut || read.end > (cursor.resume?.offset ?? 0)
+					: !read.movedUnder && read.resume.anchors.length > 0);
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
@@ -263,7 +274,6 @@ export async function pollOnce(
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
 					failedInARow++;
-					anyReadFailed = true;
 					lastFailure = read.failure;
 				}
 				// Denied or missing, it cannot hold up the newest existing responses of the others.
@@ -297,18 +307,17 @@ export async function pollOnce(
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
 	// A form this poll did not get to made no progress either when what stopped the reading holds
-	// back every form: failing reads one after the other (a struggling service) or the key's rate
-	// limit. One form's failure or wait holds back only the forms already in a run of polls
-	// without progress. Any other form not reached waits its turn: the next poll takes the forms
-	// unread longest first, and a form in a run of polls without progress before them
-	// (formsToRead), so it is read again before it is named.
+	// back every form (failing reads one after the other: a struggling service; the key's rate
+	// limit), or when it is already in a run of polls without progress: such a form comes first
+	// on every poll but the one right after its own read (formsToRead), so it is read again
+	// before it is named. Any other form not reached (one form's failure or wait, or healthy
+	// reads, spent the poll) waits its turn: the next poll takes the forms unread longest first.
 	const holdsBackEveryForm =
 		failuresInARow !== undefined || (stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429');
-	const spentByFailures = stoppedBy !== undefined || anyReadFailed;
 	for (const [formId, form] of notReached) {
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
-		if (!holdsBackEveryForm && !(cursor.failedPolls && spentByFailures)) continue;
+		if (!holdsBackEveryForm && !cursor.failedPolls) continue;
 		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
 	}
 	fresh.sort(compareOldestFirst);
