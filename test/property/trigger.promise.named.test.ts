@@ -274,6 +274,46 @@ describe('Forms.wtf Trigger, the promise on every path (simulated service)', () 
 			expect(trace.polls.flatMap((poll) => poll.errors)).toEqual([]);
 		});
 
+		it('a form denied on 4 polls, then read while 7 responses arrive between its pages (newest first): not named', async () => {
+			// Found by the fuzz (seed 47001, property P4a), as it shrank it: the read's second page
+			// held only responses before its boundary (arrivals at the top pushed the anchors on),
+			// the poll was cut there, and the read counted as "its responses kept moving" — the 5th
+			// poll without progress after 4 denials, named on a healthy poll.
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'selectedForms',
+					formCount: 1,
+					selected: [0],
+					lookBackMinutes: 0,
+					order: 'newestFirst',
+					pageCap: 5,
+					requestMs: 1,
+					startOffsetMs: 0,
+				}),
+				steps: [
+					{ kind: 'submit', form: 0, count: 1, gapMs: 0 },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'deny', form: 0, status: 403, times: 2 },
+					{ kind: 'delete', form: 0, pick: 0 },
+					{ kind: 'pollTogether' },
+					{ kind: 'during', afterRequests: 1, event: { kind: 'burst', form: 0, count: 2 } },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'submit', form: 0, count: 1, gapMs: 0 },
+					{ kind: 'submit', form: 0, count: 3, gapMs: 1 },
+					{ kind: 'deny', form: 0, status: 403, times: 2 },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'poll', budget: 'default' },
+					{
+						kind: 'during',
+						afterRequests: 3,
+						event: { kind: 'submit', form: 0, count: 7, gapMs: 150_000 },
+					},
+					{ kind: 'pollTogether' },
+				],
+			});
+			expect(formatViolations(check(trace))).toBe('');
+		});
+
 		it('a read that lost its anchors while the form was failing is not reported once the service is healthy', async () => {
 			// Found by the fuzz (seed 31013, property P4a), as it shrank it, on a version that counted
 			// an unproven read as a poll without progress: the polls that failed, then the healthy

@@ -251,6 +251,42 @@ describe('paging: the continuity proof of a walk by offset', () => {
 		expect(continuity.resumed).toBe(true);
 	});
 
+	describe('a boundary not found yet: pushed on (nothing skipped) or pulled back (not proven)', () => {
+		const minute = (m: number) => `2026-01-01T00:${String(m).padStart(2, '0')}:00.000Z`;
+		// Newest first: e (minute 5) down to a (minute 1); the walk read e, d, c.
+		const firstPage = () => {
+			const continuity = new Continuity(1);
+			continuity.observe([at('e', minute(5)), at('d', minute(4)), at('c', minute(3))]);
+			continuity.crossBoundary();
+			return continuity;
+		};
+
+		it('a page of arrivals newer than the boundary and of responses read before: pushed on', () => {
+			const continuity = firstPage();
+			continuity.observe([at('f', minute(6)), at('e', minute(5))]);
+			expect(continuity.proven).toBe(false);
+			expect(continuity.pushedOn).toBe(true);
+		});
+
+		it('a response beyond the boundary not read before: pulled back, not pushed on', () => {
+			const continuity = firstPage();
+			continuity.observe([at('e', minute(5)), at('b', minute(2))]);
+			expect(continuity.pushedOn).toBe(false);
+			// Once false, it stays so for that boundary, whatever the next page holds.
+			continuity.observe([at('f', minute(6))]);
+			expect(continuity.pushedOn).toBe(false);
+		});
+
+		it('an empty page, or an undated response not read before, is no proof of a push', () => {
+			const empty = firstPage();
+			empty.observe([]);
+			expect(empty.pushedOn).toBe(false);
+			const undated = firstPage();
+			undated.observe([at('f', 'not a date')]);
+			expect(undated.pushedOn).toBe(false);
+		});
+	});
+
 	it('a resumed walk that found its anchors but misses a later boundary is resumed all the same', () => {
 		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
 		continuity.observe([at('k'), at('l')]);

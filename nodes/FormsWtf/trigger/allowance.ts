@@ -141,18 +141,23 @@ export class PollAllowance {
 			cut = true;
 			stoppedBy = failure;
 		}
+		// Cut while a boundary's anchors were pushed on ahead of it: nothing skipped, it goes on.
+		const pushedOn = cut && continuity.pushedOn;
+		const resume = goOn(
+			gotPage
+				? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize, drift, pushedOn)
+				: again(start),
+			pageSize ?? start?.pageSize,
+			startedAtMs,
+		);
+		const movedUnder = gotPage && continuity.resumed && !continuity.proven && !pushedOn;
 		const read: FormRead = {
 			end,
 			cut,
 			proven: continuity.proven,
-			movedUnder: gotPage && continuity.resumed && !continuity.proven,
-			resume: goOn(
-				gotPage
-					? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize, drift)
-					: again(start),
-				pageSize ?? start?.pageSize,
-				startedAtMs,
-			),
+			movedUnder,
+			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
+			resume,
 			fromStart: offset === 0,
 			startedAtMs,
 		};
@@ -163,8 +168,10 @@ export class PollAllowance {
 }
 
 /**
- * Where a read that goes on from this one starts: a proven read goes on from its end. One that
- * did not find the anchors it resumed from lost them to updates or deletions before them, which
+ * Where a read that goes on from this one starts: a proven read goes on from its end, and so
+ * does one cut while looking for anchors pushed on ahead of it (see Continuity.pushedOn), still
+ * looking for them. One that did not find the anchors it resumed from lost them to updates or
+ * deletions before them, which
  * pull responses to earlier offsets by any number of places: the next read looks for the same
  * anchors, in every page, from a page before where this one began (a few edits between two
  * polls), a page further back each time, down to offset 0; a read from 0 that does not find
@@ -179,8 +186,9 @@ function resumeAfter(
 	end: number,
 	pageSize: number | undefined,
 	drift: number | undefined,
+	pushedOn: boolean,
 ): ResumePoint {
-	if (continuity.proven) {
+	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
 		if (drift !== undefined && drift > 0) point.drift = drift;
 		return point;
@@ -234,6 +242,12 @@ interface FormRead {
 	 * edited or deleted while it read, and it is read again from where it began.
 	 */
 	movedUnder: boolean;
+	/**
+	 * Answered but not proven, and still looking for where it goes on from (its anchors pulled
+	 * back before where it began, or pushed on past where it was cut; see resumeAfter): it hands
+	 * over what it reads, and ends in a proven read within a bounded number of polls.
+	 */
+	seeking: boolean;
 	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
 	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */

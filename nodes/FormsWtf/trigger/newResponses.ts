@@ -246,16 +246,14 @@ export async function pollOnce(
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
 			// Moving forward: a proven read, complete or cut past where it resumed; or one still
-			// looking for where it went on from (responses before it were edited since: see
-			// resumeAfter), which reads and emits what it finds and ends in a proven read within a
-			// bounded number of polls. A read that found its place but lost a later page boundary
-			// (movedUnder) is not: the form's responses kept moving while it read.
+			// looking for where it goes on from (`seeking`: responses were edited or added around
+			// it, see resumeAfter), which reads and emits what it finds and ends in a proven read
+			// within a bounded number of polls. A read that lost a page boundary to responses
+			// pulled back (movedUnder) is not: the form's responses kept moving while it read.
 			const answered = read.failure === undefined && read.stoppedBy === undefined;
 			const moved =
 				answered &&
-				(read.proven
-					? !read.cut || read.end > (cursor.resume?.offset ?? 0)
-					: !read.movedUnder && read.resume.anchors.length > 0);
+				(read.proven ? !read.cut || read.end > (cursor.resume?.offset ?? 0) : read.seeking);
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;

@@ -111,6 +111,12 @@ export class Continuity {
 	private lastRead: Anchor[] = [];
 	/** Whether the anchors the walk resumed from are still to be found. */
 	private resumePending: boolean;
+	/** Every response the walk was served, in the version served (see pushedOn). */
+	private readonly served = new Set<string>();
+	/** The server's order, once a page shows it: 1 oldest first, -1 newest first. */
+	private order: 1 | -1 | undefined;
+	/** Since the pending boundary, every page held responses, all of them before it (pushedOn). */
+	private allBeforeBoundary = false;
 
 	constructor(
 		/** How many responses before the end of the last page the next page starts. */
@@ -136,23 +142,67 @@ export class Continuity {
 		return this.pending ?? this.lastRead;
 	}
 
+	/**
+	 * A boundary of this walk is still to be proven, and every page since held only responses
+	 * that lie before it: served before, or (not served yet) on its near side in the server's
+	 * order, such as arrivals at the top of a newest-first list. They pushed the anchors to later
+	 * offsets, where the next pages find them: nothing was skipped so far, and a walk cut here goes
+	 * on from its end, still looking for them. A response from beyond the boundary, not served
+	 * before, is what a deletion or an update pulling responses back looks like: something may
+	 * lie between, and the walk is not proven.
+	 */
+	get pushedOn(): boolean {
+		return this.pending !== undefined && !this.resumePending && this.allBeforeBoundary;
+	}
+
 	/** Every page as the server sent it, repeats included. */
 	observe(responses: FormResponse[]): void {
+		this.order ??= orderOf(responses);
 		if (
 			this.pending &&
 			responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))
 		) {
 			this.pending = undefined;
 			this.resumePending = false;
+		} else if (this.pending && !this.resumePending) {
+			const boundaryMs = Date.parse(this.pending[this.pending.length - 1].submittedAt);
+			const before = (response: FormResponse): boolean => {
+				if (this.served.has(keyOf(toAnchor(response)))) return true;
+				const atMs = Date.parse(String(response.submittedAt));
+				if (this.order === undefined || Number.isNaN(atMs) || Number.isNaN(boundaryMs))
+					return false;
+				return this.order === 1 ? atMs < boundaryMs : atMs > boundaryMs;
+			};
+			this.allBeforeBoundary &&= responses.length > 0 && responses.every(before);
 		}
+		for (const response of responses) this.served.add(keyOf(toAnchor(response)));
 		const tail = responses.slice(-(this.overlap + 1)).map(toAnchor);
 		this.lastRead = [...this.lastRead, ...tail].slice(-(this.overlap + 1));
 	}
 
 	/** The next page is about to be asked for. */
 	crossBoundary(): void {
-		if (!this.pending && this.lastRead.length) this.pending = this.lastRead;
+		if (!this.pending && this.lastRead.length) {
+			this.pending = this.lastRead;
+			this.allBeforeBoundary = true;
+		}
 	}
+}
+
+/** The order a page shows: its first two responses with different dates. */
+function orderOf(responses: FormResponse[]): 1 | -1 | undefined {
+	let previousMs: number | undefined;
+	for (const response of responses) {
+		const atMs = Date.parse(String(response.submittedAt));
+		if (Number.isNaN(atMs)) continue;
+		if (previousMs !== undefined && atMs !== previousMs) return atMs > previousMs ? 1 : -1;
+		previousMs = atMs;
+	}
+	return undefined;
+}
+
+function keyOf(anchor: Anchor): string {
+	return `${anchor.id}\u0000${anchor.submittedAt}`;
 }
 
 function toAnchor(response: FormResponse): Anchor {
@@ -316,9 +366,7 @@ export async function* iterateResponses(
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
-				const key = options.keepNewVersions
-					? `${response.id}\u0000${String(response.submittedAt)}`
-					: response.id;
+				const key = options.keepNewVersions ? keyOf(toAnchor(response)) : response.id;
 				if (recent.addIfNew(key)) fresh.push(response);
 			}
 			if (fresh.length > remaining) fresh.length = remaining;
