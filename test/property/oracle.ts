@@ -380,13 +380,24 @@ function selectionAt(trace: Trace, poll: number): string[] {
 function activationFacts(activation: PollRecord) {
 	const firstAnswer = activation.requests.find((r) => r.status === 200);
 	const momentMs = Math.floor((firstAnswer?.atMs ?? activation.startMs) / 1000) * 1000;
-	const reads = new Map<string, { whole: boolean; seen: Map<string, number> }>();
+	/** Per form: whether its read was whole, when it first saw each response, and every sight. */
+	const reads = new Map<
+		string,
+		{ whole: boolean; seen: Map<string, number>; sights: Map<string, number[]> }
+	>();
 	for (const request of activation.requests) {
 		if (request.formId === undefined || !request.path.endsWith('/responses')) continue;
 		if (request.status === 200 && request.since === undefined) continue; // a probe of the clock
-		const read = reads.get(request.formId) ?? { whole: true, seen: new Map<string, number>() };
+		const read = reads.get(request.formId) ?? {
+			whole: true,
+			seen: new Map<string, number>(),
+			sights: new Map<string, number[]>(),
+		};
 		if (request.status !== 200) read.whole = false;
-		for (const id of request.ids ?? []) if (!read.seen.has(id)) read.seen.set(id, request.atMs);
+		for (const id of request.ids ?? []) {
+			if (!read.seen.has(id)) read.seen.set(id, request.atMs);
+			read.sights.set(id, [...(read.sights.get(id) ?? []), request.atMs]);
+		}
 		reads.set(request.formId, read);
 	}
 	for (const [formId, read] of reads) {
@@ -417,13 +428,16 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				(trace.selections[i + 1] !== undefined &&
 					trace.selections[i + 1].fromPoll <= activation.index),
 		);
+	/** Whether a page of the activation's read served this version (an update between two of its pages may be served twice). */
+	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean =>
+		(reads.get(response.formId)?.sights.get(response.id) ?? []).some(
+			(atMs) => shownAt(response, atMs) === version,
+		);
 	/** Existing: the activation's whole read saw this version, or it was shown before the moment's second. */
 	const existing = (response: SimResponse, version: ResponseVersion): boolean => {
 		if (shownAt(response, activation.startMs) === version && version.atMs < existingBeforeMs)
 			return true;
-		const read = reads.get(response.formId);
-		const seenAt = read?.seen.get(response.id);
-		return !!read?.whole && seenAt !== undefined && shownAt(response, seenAt) === version;
+		return !!reads.get(response.formId)?.whole && seenByTheRead(response, version);
 	};
 	/**
 	 * Submitted in the moment's second, on a form the activation's read did not read whole: may
@@ -433,10 +447,6 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		version.atMs >= existingBeforeMs &&
 		version.atMs < momentMs + 1000 &&
 		!reads.get(response.formId)?.whole;
-	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean => {
-		const seenAt = reads.get(response.formId)?.seen.get(response.id);
-		return seenAt !== undefined && shownAt(response, seenAt) === version;
-	};
 	const describeAt = `activation at ${iso(momentMs)} (poll ${activation.index})`;
 
 	// The newest N: the existing responses, newest first, of the forms the choice reads.

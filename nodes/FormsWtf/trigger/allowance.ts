@@ -43,6 +43,19 @@ function resumeOverlap(pageSize: number | undefined): number {
 }
 
 /**
+ * Where a resumed read asks for its first page: the overlap before where the read stopped, moved
+ * on by the drift the last resumed read found (responses pushed on between polls). Not so far
+ * that the page misses where the read stopped should nothing have moved since (the pushes stop:
+ * a quiet service), except by one place on pages of 2, where that is the only way to read
+ * something new while one response a poll is pushed in ahead (the read then looks a page back).
+ */
+function resumeAt(start: ResumePoint): number {
+	const overlap = resumeOverlap(start.pageSize);
+	const ahead = overlap === 0 ? 0 : Math.min(start.drift ?? 0, Math.max(1, overlap - 1));
+	return Math.max(0, start.offset + ahead - overlap);
+}
+
+/**
  * What one poll may still read: always one page, so that a tight budget still makes progress;
  * then pages while n8n's poll budget lasts, up to MAX_PAGES_PER_POLL and MAX_ITEMS_PER_POLL. Its deadline also bounds
  * every wait of the transport (a Retry-After longer than the budget ends the poll's reading).
@@ -88,9 +101,7 @@ export class PollAllowance {
 		start: ResumePoint | undefined,
 		handle: (responses: FormResponse[]) => void,
 	): Promise<FormRead> {
-		const offset = start
-			? Math.max(0, start.offset + (start.drift ?? 0) - resumeOverlap(start.pageSize))
-			: 0;
+		const offset = start ? resumeAt(start) : 0;
 		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
