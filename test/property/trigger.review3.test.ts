@@ -185,7 +185,9 @@ describe('Forms.wtf Trigger, review 3: forms in a run of polls without progress 
 });
 
 describe('Forms.wtf Trigger, review 3: a quiet form whose look-back window takes more than a poll', () => {
-	// REPRO: Selected Forms (form0, form1), Only New Responses, pages of 7 (the service serves
+	// Fixed: the read on the next poll after a pass that spanned polls comes once; a pass that
+	// was itself that read hands on to the rotation (newResponses.ts).
+	// It was: Selected Forms (form0, form1), Only New Responses, pages of 7 (the service serves
 	// fewer than `limit`), default budget. After activation 300 responses are submitted to form0
 	// within 30 s; two polls emit them (40 pages, the poll's cap, then 20). From then on the
 	// service is quiet, yet every poll reads form0 again, alternately 40 pages (cut at the cap)
@@ -202,42 +204,40 @@ describe('Forms.wtf Trigger, review 3: a quiet form whose look-back window takes
 	// looks unchanged is read in rotation (docs/trigger.md, "Selected Forms and All Forms at scale").
 	// Replay:
 	//   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t 'read every poll'
-	it.failing(
-		'Selected Forms, 300 responses in the look-back window of a quiet form, pages of 7 (read every poll): after they are out, the form is read only in rotation',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 2,
-				selected: [0, 1],
-				version: 2,
-				pageCap: 7,
-			});
-			server.seed(1, 3, 10 * MINUTE, 1_000);
+	it('Selected Forms, 300 responses in the look-back window of a quiet form, pages of 7 (read every poll): after they are out, the form is read only in rotation', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			pageCap: 7,
+		});
+		server.seed(1, 3, 10 * MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 5_000 });
+		server.apply({ kind: 'submit', form: 0, count: 300, gapMs: 100 });
+		for (let poll = 0; poll < 4; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
 			expect((await driver.poll()).errors).toEqual([]);
-			server.apply({ kind: 'advance', ms: 5_000 });
-			server.apply({ kind: 'submit', form: 0, count: 300, gapMs: 100 });
-			for (let poll = 0; poll < 4; poll++) {
-				server.apply({ kind: 'advance', ms: MINUTE });
-				expect((await driver.poll()).errors).toEqual([]);
-			}
-			expect(aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) !== 1)).toEqual([]);
-			// The service is quiet from here on: 20 polls a minute apart.
-			let pollsReadingForm0 = 0;
-			for (let poll = 0; poll < 20; poll++) {
-				server.apply({ kind: 'advance', ms: MINUTE });
-				const record = await driver.poll();
-				expect(record.errors).toEqual([]);
-				expect(record.emitted).toEqual([]);
-				if (record.requests.some((r) => r.formId === 'form0')) pollsReadingForm0++;
-			}
-			// In rotation: a read (of two polls at most, 60 pages) once every 10 polls.
-			expect(pollsReadingForm0).toBeLessThanOrEqual(6);
-		},
-	);
+		}
+		expect(aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) !== 1)).toEqual([]);
+		// The service is quiet from here on: 20 polls a minute apart.
+		let pollsReadingForm0 = 0;
+		for (let poll = 0; poll < 20; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			const record = await driver.poll();
+			expect(record.errors).toEqual([]);
+			expect(record.emitted).toEqual([]);
+			if (record.requests.some((r) => r.formId === 'form0')) pollsReadingForm0++;
+		}
+		// In rotation: a read (of two polls at most, 60 pages) once every 10 polls.
+		expect(pollsReadingForm0).toBeLessThanOrEqual(6);
+	});
 });
 
 describe('Forms.wtf Trigger, review 3: a failing form on the poll right after its read', () => {
-	// REPRO: Selected Forms (form0 to form3), Only New Responses, pages of 5 at 100 ms, a 1 s
+	// Fixed: formsToRead compares `readAtRev` with the stored rev (the next state's rev - 1).
+	// It was: Selected Forms (form0 to form3), Only New Responses, pages of 5 at 100 ms, a 1 s
 	// budget; from poll 1 on every request for form0's responses answers 503 (the list and the
 	// other forms answer), and form1 to form3 receive 6 responses a poll. form0 is asked first
 	// on every poll, including every poll right after its own failed read, and its retries
@@ -253,41 +253,40 @@ describe('Forms.wtf Trigger, review 3: a failing form on the poll right after it
 	// that"; one broken form never holds up the others.
 	// Replay:
 	//   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t 'right after its read'
-	it.failing(
-		'Selected Forms, a form answering 503 on every request beside three busy forms (right after its read): it is asked after the others on the poll right after its failed read',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 4,
-				selected: [0, 1, 2, 3],
-				version: 2,
-				pageCap: 5,
-				requestMs: 100,
-			});
-			for (const form of [0, 1, 2, 3]) server.seed(form, 3, 10 * MINUTE, 1_000);
-			expect((await driver.poll()).errors).toEqual([]);
-			server.inject({ kind: 'serverError', status: 503 }, 100_000, 0);
-			const order: string[][] = [];
-			for (let poll = 0; poll < 12; poll++) {
-				server.apply({ kind: 'advance', ms: MINUTE });
-				for (const form of [0, 1, 2, 3]) server.apply({ kind: 'submit', form, count: 6, gapMs: 1 });
-				const record = await driver.poll({ budgetMs: 1_000 });
-				const asked = record.requests.flatMap((r) => (r.formId ? [r.formId] : []));
-				order.push(asked.filter((formId, i) => asked.indexOf(formId) === i));
-			}
-			// form0's read fails on every poll it is asked; on the poll right after, it comes last.
-			const firstRightAfterItsRead = order
-				.slice(1)
-				.filter((_, i) => order[i].includes('form0'))
-				.map((asked) => asked[0]);
-			expect(firstRightAfterItsRead.length).toBeGreaterThan(0);
-			expect(firstRightAfterItsRead.filter((formId) => formId === 'form0')).toEqual([]);
-		},
-	);
+	it('Selected Forms, a form answering 503 on every request beside three busy forms (right after its read): it is asked after the others on the poll right after its failed read', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 4,
+			selected: [0, 1, 2, 3],
+			version: 2,
+			pageCap: 5,
+			requestMs: 100,
+		});
+		for (const form of [0, 1, 2, 3]) server.seed(form, 3, 10 * MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.inject({ kind: 'serverError', status: 503 }, 100_000, 0);
+		const order: string[][] = [];
+		for (let poll = 0; poll < 12; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			for (const form of [0, 1, 2, 3]) server.apply({ kind: 'submit', form, count: 6, gapMs: 1 });
+			const record = await driver.poll({ budgetMs: 1_000 });
+			const asked = record.requests.flatMap((r) => (r.formId ? [r.formId] : []));
+			order.push(asked.filter((formId, i) => asked.indexOf(formId) === i));
+		}
+		// form0's read fails on every poll it is asked; on the poll right after, it comes last.
+		const firstRightAfterItsRead = order
+			.slice(1)
+			.filter((_, i) => order[i].includes('form0'))
+			.map((asked) => asked[0]);
+		expect(firstRightAfterItsRead.length).toBeGreaterThan(0);
+		expect(firstRightAfterItsRead.filter((formId) => formId === 'form0')).toEqual([]);
+	});
 });
 
 describe('Forms.wtf Trigger, review 3: the drift a search read measures', () => {
-	// REPRO: One Form, Every Response Since a Date (7 days ago), newest first, 600 responses in
+	// Fixed: a resumed read moves on by at most one place less than its overlap (allowance.ts
+	// resumeAt), so a drift measured from a search point can no longer carry it past its anchors.
+	// It was: One Form, Every Response Since a Date (7 days ago), newest first, 600 responses in
 	// the last hour, pages of 7 at 100 ms, a 250 ms budget (about 13 responses a poll: all 600 are
 	// out at poll 46 on a quiet service). Before poll 2, 12 responses are submitted; before poll
 	// 3, 6 of them are deleted; nothing else happens. The backlog is then out only at poll 155:
@@ -306,27 +305,24 @@ describe('Forms.wtf Trigger, review 3: the drift a search read measures', () => 
 	// them pushed on"; a quiet service drains a backlog within a bound set by the backlog (P8).
 	// Replay:
 	//   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t 'drift nothing pushed'
-	it.failing(
-		'One Form, newest first, a backlog of 600, 12 responses submitted and 6 of them deleted (drift nothing pushed): the backlog is out within 70 polls',
-		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				pageCap: 7,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 600, 60 * MINUTE, 1_000);
-			for (let poll = 0; poll < 70; poll++) {
-				if (poll === 2) server.apply({ kind: 'submit', form: 0, count: 12, gapMs: 1 });
-				// 6 of the 12 just submitted (near the top) are deleted: the 601st to 606th by creation.
-				if (poll === 3)
-					for (let i = 0; i < 6; i++) server.apply({ kind: 'delete', form: 0, pick: 600 });
-				expect((await driver.poll({ budgetMs: 250 })).errors).toEqual([]);
-				server.apply({ kind: 'advance', ms: MINUTE });
-			}
-			const notOnce = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) !== 1);
-			expect(notOnce).toEqual([]);
-		},
-	);
+	it('One Form, newest first, a backlog of 600, 12 responses submitted and 6 of them deleted (drift nothing pushed): the backlog is out within 70 polls', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			order: 'newestFirst',
+			pageCap: 7,
+			requestMs: 100,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+		});
+		server.seed(0, 600, 60 * MINUTE, 1_000);
+		for (let poll = 0; poll < 70; poll++) {
+			if (poll === 2) server.apply({ kind: 'submit', form: 0, count: 12, gapMs: 1 });
+			// 6 of the 12 just submitted (near the top) are deleted: the 601st to 606th by creation.
+			if (poll === 3)
+				for (let i = 0; i < 6; i++) server.apply({ kind: 'delete', form: 0, pick: 600 });
+			expect((await driver.poll({ budgetMs: 250 })).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const notOnce = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) !== 1);
+		expect(notOnce).toEqual([]);
+	});
 });

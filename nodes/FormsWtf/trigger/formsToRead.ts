@@ -64,9 +64,11 @@ export function formsToRead(
 	// is read again (and named if it still fails) before its 5th poll without progress, however
 	// many healthy forms have backlogs (a form the poll does not get to is not counted unless
 	// reads failed or waited, see pollOnce).
+	// (`state` is the poll's next state: its rev is one more than the stored one, which the poll
+	// before wrote into `readAtRev` of the forms it read.)
 	const turn = (form: WatchedForm) => {
 		if (!state.forms[form.id]?.failedPolls) return 1;
-		return lastRead(form) >= state.rev ? 2 : 0;
+		return lastRead(form) >= state.rev - 1 ? 2 : 0;
 	};
 	const byLongestUnread = (a: WatchedForm, b: WatchedForm) =>
 		turn(a) - turn(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
