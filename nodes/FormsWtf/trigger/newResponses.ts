@@ -240,8 +240,10 @@ export async function pollOnce(
 				if (learnedBy.has(form.id)) delete updated.floor;
 				// A pass that spanned polls left what was added or updated before where it had got to
 				// (newer than its start) to the next read: that read is the next poll's, not the
-				// rotation's, or the same responses, updated during every pass, would wait pass after pass.
-				if (cursor.resume) delete updated.listedCount;
+				// rotation's, or the same responses, updated during every pass, would wait pass after
+				// pass. Once: a pass that was itself such a read hands on to the rotation, or a form
+				// whose every pass spans polls (a long look-back window) would be read on every poll.
+				if (cursor.resume && cursor.listedCount !== undefined) delete updated.listedCount;
 			}
 			if (read.failure !== undefined || read.cut || !read.proven)
 				updated = { ...updated, ...triedAt(next.rev, settings) };
