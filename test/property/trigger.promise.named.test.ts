@@ -535,3 +535,21 @@ describe('Forms.wtf Trigger: a response served twice in one read is one item', (
 		await drain(driver);
 	});
 });
+
+describe('Forms.wtf Trigger: the newest N, an existing response updated between two pages of the choosing read', () => {
+	// The choosing read is served the response again, in its update, on a later page; its first
+	// version had already given way to newer candidates, so the update ranked as a new
+	// candidate, newer than every existing one, and was chosen in place of the newest (fuzz seed
+	// 51002).
+	it('One Form, newest 1, 8 existing, pages of 7: the oldest updated before the second page is not chosen', async () => {
+		const { server, driver } = setUp({ version: 2, newestCount: 1, pageCap: 7 });
+		server.seed(0, 8, 0, 1_000);
+		const ids = aliveIds(server);
+		// Before the second page (after the clock probe and the first page).
+		server.arm(3, { kind: 'update', form: 0, pick: 0 });
+		expect((await driver.poll()).errors).toEqual([]);
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, ids[0])).toBe(0);
+		expect(timesEmitted(driver.emitted, ids[7])).toBe(1);
+	});
+});

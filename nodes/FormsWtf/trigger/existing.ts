@@ -28,6 +28,8 @@ export function startChoice(state: TriggerState, formIds: string[], limit: numbe
 /** The candidates of one poll: what the choice holds, and what this poll's reads add. */
 export class Candidates {
 	private readonly byKey = new Map<string, ExistingResponse>();
+	/** Every response this window's reads visited, kept or not (see visit). */
+	private readonly visited = new Set<string>();
 
 	constructor(
 		private readonly choice: NewestChoice,
@@ -39,10 +41,16 @@ export class Candidates {
 	/** An existing response a choosing read saw. */
 	visit(formId: string, id: string, atMs: number): void {
 		const entry: ExistingResponse = [formId, id, atMs];
-		// Updated while the activation read it: it ranks by the version from before activation.
-		const known = this.byKey.get(keyOf(entry));
-		if (known && known[2] < this.activatedAtMs && atMs >= this.activatedAtMs) return;
-		this.byKey.set(keyOf(entry), entry);
+		const key = keyOf(entry);
+		// Updated while the activation read it (served again, later in the read, in a version from
+		// after activation): it ranks by the version it had before, which may have given way to
+		// newer candidates already, and must not come back newer.
+		const visitedBefore = this.visited.has(key);
+		this.visited.add(key);
+		const known = this.byKey.get(key);
+		if (atMs >= this.activatedAtMs && (known ? known[2] < this.activatedAtMs : visitedBefore))
+			return;
+		this.byKey.set(key, entry);
 		if (this.byKey.size > 2 * this.choice.limit) this.keepNewest();
 	}
 
