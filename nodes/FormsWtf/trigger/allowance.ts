@@ -4,7 +4,7 @@
  */
 import { isDeadlineError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
-import { Continuity, iterateResponses } from '../shared/transport/paging';
+import { Continuity, isAnchor, iterateResponses } from '../shared/transport/paging';
 import type { ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { ResumePoint } from './state';
@@ -217,9 +217,7 @@ function resumeAfter(
 function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): number | undefined {
 	const last = start.anchors.at(-1);
 	if (last === undefined) return undefined;
-	const at = page.findIndex(
-		(response) => response.id === last.id && String(response.submittedAt) === last.submittedAt,
-	);
+	const at = page.findIndex((response) => isAnchor(response, last));
 	return at < 0 ? undefined : pageOffset + at - (start.offset - 1);
 }
 

@@ -62,8 +62,7 @@ export function formsToRead(
 	// A form in a run of polls without progress that was read on the poll before comes after the
 	// others, so that it never stands in their way; on any later poll it comes first, so that it
 	// is read again (and named if it still fails) before its 5th poll without progress, however
-	// many healthy forms have backlogs (a form the poll does not get to is not counted unless
-	// reads failed or waited, see pollOnce).
+	// many healthy forms have backlogs (see pollOnce for which forms not reached count).
 	// (`state` is the poll's next state: its rev is one more than the stored one, which the poll
 	// before wrote into `readAtRev` of the forms it read.)
 	const turn = (form: WatchedForm) => {

@@ -115,20 +115,20 @@ export async function pollOnce(
 	const notReached = new Map<string, WatchedForm>();
 	/** What stopped this poll's reading early: a wait it had no time for, or failing reads. */
 	let stoppedBy: unknown;
-	/** The last of the failing reads that stopped this poll's reading, if they did. */
-	let failuresInARow: unknown;
+	/** Whether reads failing one after the other stopped this poll's reading. */
+	let stoppedByFailures = false;
 	const cursorOf = (formId: string): FormCursor =>
 		next.forms[formId] ??
 		// A form that appeared after activation: all of its responses are new (or since the date asked for).
 		(state.emitSinceMs === undefined
 			? startedAt(state.activatedAtMs, settings.lookBackMs)
 			: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
+	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
+	const stalled = new Set<string>();
 	/**
 	 * Counts a poll in which the form made no progress, warns, and reports the form once it is
 	 * due (FORM_FAILURES_REPORTED). Returns the count.
 	 */
-	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
-	const stalled = new Set<string>();
 	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): number => {
 		stalled.add(form.id);
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
@@ -164,7 +164,10 @@ export async function pollOnce(
 			if (cursor.choice === 'read') continue;
 			// Forms failing one after the other (the service is struggling): the rest wait for the
 			// next poll rather than add to the load.
-			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) stoppedBy = failuresInARow = lastFailure;
+			if (failedInARow >= MAX_FAILED_READS_IN_A_ROW) {
+				stoppedBy = lastFailure;
+				stoppedByFailures = true;
+			}
 			if (!allowance.mayRead() || failedInARow >= MAX_FAILED_READS_IN_A_ROW) {
 				notReached.set(form.id, form);
 				continue;
@@ -313,7 +316,7 @@ export async function pollOnce(
 	// before it is named. Any other form not reached (one form's failure or wait, or healthy
 	// reads, spent the poll) waits its turn: the next poll takes the forms unread longest first.
 	const holdsBackEveryForm =
-		failuresInARow !== undefined || (stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429');
+		stoppedByFailures || (stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429');
 	for (const [formId, form] of notReached) {
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;

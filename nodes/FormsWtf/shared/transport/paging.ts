@@ -164,19 +164,21 @@ export class Continuity {
 		) {
 			this.pending = undefined;
 			this.resumePending = false;
-		} else if (this.pending && !this.resumePending) {
+		}
+		const anchors = responses.map(toAnchor);
+		if (this.pending && !this.resumePending) {
 			const boundaryMs = Date.parse(this.pending[this.pending.length - 1].submittedAt);
-			const before = (response: FormResponse): boolean => {
-				if (this.served.has(keyOf(toAnchor(response)))) return true;
-				const atMs = Date.parse(String(response.submittedAt));
+			const before = (anchor: Anchor): boolean => {
+				if (this.served.has(keyOf(anchor))) return true;
+				const atMs = Date.parse(anchor.submittedAt);
 				if (this.order === undefined || Number.isNaN(atMs) || Number.isNaN(boundaryMs))
 					return false;
 				return this.order === 1 ? atMs < boundaryMs : atMs > boundaryMs;
 			};
-			this.allBeforeBoundary &&= responses.length > 0 && responses.every(before);
+			this.allBeforeBoundary &&= anchors.length > 0 && anchors.every(before);
 		}
-		for (const response of responses) this.served.add(keyOf(toAnchor(response)));
-		const tail = responses.slice(-(this.overlap + 1)).map(toAnchor);
+		for (const anchor of anchors) this.served.add(keyOf(anchor));
+		const tail = anchors.slice(-(this.overlap + 1));
 		this.lastRead = [...this.lastRead, ...tail].slice(-(this.overlap + 1));
 	}
 
@@ -209,7 +211,8 @@ function toAnchor(response: FormResponse): Anchor {
 	return { id: response.id, submittedAt: String(response.submittedAt) };
 }
 
-function isAnchor(response: FormResponse, anchor: Anchor): boolean {
+/** Whether a response is this anchor, in the same version. */
+export function isAnchor(response: FormResponse, anchor: Anchor): boolean {
 	return response.id === anchor.id && String(response.submittedAt) === anchor.submittedAt;
 }
 
