@@ -171,7 +171,9 @@ export function check(trace: Trace): Violation[] {
 		const told = [...(dueToBeTold.get(poll.index) ?? [])];
 		const failures = poll.errors.filter(
 			(error) =>
-				!(missingThen && namesMissing(error)) && !told.some((formId) => error.includes(formId)),
+				!(missingThen && namesMissing(error)) &&
+				!told.some((formId) => error.includes(formId)) &&
+				!keptMovingUnderEdits(trace, poll, error),
 		);
 		if (poll.healthyAtStart && failures.length) {
 			add(
@@ -806,6 +808,30 @@ function checkConvergence(trace: Trace, add: Add): void {
 			'P8',
 			`the healthy, quiet service took ${lastBusy} polls to drain; at most ${bound} for ${trace.server.responses.length} responses in pages of ${trace.schedule.settings.pageCap}`,
 		);
+}
+
+/** Polls before an error within which edits of a form's responses may make it "kept moving". */
+const EDITS_WINDOW_POLLS = 15;
+
+/**
+ * The promise lets a form whose responses are edited (updated, deleted) while the trigger reads
+ * them be named as one whose responses "kept moving": its reads cannot be proven whole, or keep
+ * losing their place. It takes more than one edit: at least two in the polls before the error.
+ */
+function keptMovingUnderEdits(trace: Trace, poll: PollRecord, error: string): boolean {
+	if (!error.includes('kept moving')) return false;
+	const fromMs = trace.polls[Math.max(0, poll.index - EDITS_WINDOW_POLLS)].startMs;
+	return trace.watchedFormIds.some((formId) => {
+		if (!error.includes(`${formId})`) && !error.includes(`"${formId}"`)) return false;
+		const edits = trace.server.responses
+			.filter((response) => response.formId === formId)
+			.flatMap((response) => [
+				...response.versions.filter((v) => v.n > 1).map((v) => v.atMs),
+				...(response.deletedAtMs === undefined ? [] : [response.deletedAtMs]),
+			])
+			.filter((atMs) => atMs >= fromMs && atMs <= poll.endMs);
+		return edits.length >= 2;
+	});
 }
 
 /** Polls in a row a form may make no progress before an error must name it. */

@@ -30,7 +30,10 @@ function updateEndOfLastPage(server: SimServer, formId: string, count: number): 
 }
 
 describe('Forms.wtf Trigger, review 3: a read whose anchors are edited between polls', () => {
-	// REPRO: One Form, Every Response Since a Date (7 days ago), newest first, 200 responses in
+	// Fixed: a pass that loses its place and begins again counts its restarts (ResumePoint.restarts)
+	// until a read finds its place or the pass completes; until then no read of it is progress, so
+	// the form is named on its 5th poll without progress ("its responses kept moving").
+	// It was: One Form, Every Response Since a Date (7 days ago), newest first, 200 responses in
 	// the last hour, pages of 7 at 100 ms, a 400 ms budget (3 pages, about 17 responses a poll).
 	// After every poll, respondents update the 4 responses the poll's last page ended on (4 edits
 	// a minute, far below what a poll reads). After 60 polls 160 of the 200 responses have never
@@ -54,32 +57,31 @@ describe('Forms.wtf Trigger, review 3: a read whose anchors are edited between p
 	// polls, or its form is named).
 	// Replay:
 	//   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t 'anchors edited between polls'
-	it.failing(
-		'newest first, a backlog read over many polls, its anchors edited between polls (anchors edited between polls): the backlog comes, or the form is named',
-		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				pageCap: 7,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 200, 60 * MINUTE, 1_000);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 60; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 400 })).errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
-				updateEndOfLastPage(server, 'form0', 4);
-			}
-			expect(server.unhealthy()).toBe(false);
-			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
-			expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
-		},
-	);
+	it('newest first, a backlog read over many polls, its anchors edited between polls (anchors edited between polls): the backlog comes, or the form is named', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			order: 'newestFirst',
+			pageCap: 7,
+			requestMs: 100,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+		});
+		server.seed(0, 200, 60 * MINUTE, 1_000);
+		const errors: string[] = [];
+		for (let poll = 0; poll < 60; poll++) {
+			errors.push(...(await driver.poll({ budgetMs: 400 })).errors);
+			server.apply({ kind: 'advance', ms: MINUTE });
+			updateEndOfLastPage(server, 'form0', 4);
+		}
+		expect(server.unhealthy()).toBe(false);
+		const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+		expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
+	});
 });
 
 describe('Forms.wtf Trigger, review 3: the newest N behind a read whose anchors are edited between polls', () => {
-	// REPRO: Selected Forms (form0, form1), The Newest Existing Responses (N = 3), oldest first,
+	// Fixed as the test above: form1 is named, and after 5 polls of the choice without progress it
+	// leaves the choice, which then ends for form0.
+	// It was: Selected Forms (form0, form1), The Newest Existing Responses (N = 3), oldest first,
 	// pages of 5 at 100 ms, a 1 s budget. form0 has 4 responses, form1 200 (the choice's read of
 	// form1 spans polls). After every poll a respondent submits a response to form0, and form1's
 	// respondents update the 4 responses the poll's last page of form1 ended on (4 edits a
@@ -97,34 +99,31 @@ describe('Forms.wtf Trigger, review 3: the newest N behind a read whose anchors 
 	// the choice.
 	// Replay:
 	//   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t 'choosing read, anchors edited'
-	it.failing(
-		'the newest N, a choosing read whose anchors are edited between polls (choosing read, anchors edited): the new responses of the others come, or the form is named',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'selectedForms',
-				formCount: 2,
-				selected: [0, 1],
-				version: 2,
-				newestCount: 3,
-				pageCap: 5,
-				requestMs: 100,
-			});
-			server.seed(0, 4, 10 * MINUTE, 1_000);
-			server.seed(1, 200, 20 * MINUTE, 1_000);
-			const newOnForm0: string[] = [];
-			const errors: string[] = [];
-			for (let poll = 0; poll < 30; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
-				server.apply({ kind: 'submit', form: 0, count: 1 });
-				newOnForm0.push(aliveIds(server, 'form0').at(-1) as string);
-				server.apply({ kind: 'advance', ms: MINUTE });
-				updateEndOfLastPage(server, 'form1', 4);
-			}
-			expect(server.unhealthy()).toBe(false);
-			const late = newOnForm0.slice(0, 20).filter((id) => timesEmitted(driver.emitted, id) === 0);
-			expect(late.length === 0 || errors.some((e) => e.includes('form1'))).toBe(true);
-		},
-	);
+	it('the newest N, a choosing read whose anchors are edited between polls (choosing read, anchors edited): the new responses of the others come, or the form is named', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			newestCount: 3,
+			pageCap: 5,
+			requestMs: 100,
+		});
+		server.seed(0, 4, 10 * MINUTE, 1_000);
+		server.seed(1, 200, 20 * MINUTE, 1_000);
+		const newOnForm0: string[] = [];
+		const errors: string[] = [];
+		for (let poll = 0; poll < 30; poll++) {
+			errors.push(...(await driver.poll({ budgetMs: 1_000 })).errors);
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			newOnForm0.push(aliveIds(server, 'form0').at(-1) as string);
+			server.apply({ kind: 'advance', ms: MINUTE });
+			updateEndOfLastPage(server, 'form1', 4);
+		}
+		expect(server.unhealthy()).toBe(false);
+		const late = newOnForm0.slice(0, 20).filter((id) => timesEmitted(driver.emitted, id) === 0);
+		expect(late.length === 0 || errors.some((e) => e.includes('form1'))).toBe(true);
+	});
 });
 
 describe('Forms.wtf Trigger, review 3: forms in a run of polls without progress behind each other', () => {

@@ -265,19 +265,22 @@ describe('trigger state in static data', () => {
 		expect(read(staticData).state?.forms.f1.resume).toEqual(cut.forms.f1.resume);
 	});
 
-	it("keeps a cut read's drift, and drops one that is not a positive whole number", () => {
-		const cut = structuredClone(state);
-		const resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
-		cut.forms.f1.resume = { ...resume, drift: 2 };
-		const staticData: IDataObject = {};
-		writeState(staticData, cut);
-		expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, drift: 2 });
-		for (const drift of [-1, 0, 1.5, '2']) {
-			const odd = structuredClone(staticData);
-			((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, drift };
-			expect(read(odd).state?.forms.f1.resume).toEqual(resume);
-		}
-	});
+	it.each(['drift', 'restarts'] as const)(
+		"keeps a cut read's %s, and drops one that is not a positive whole number",
+		(field) => {
+			const cut = structuredClone(state);
+			const resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
+			cut.forms.f1.resume = { ...resume, [field]: 2 };
+			const staticData: IDataObject = {};
+			writeState(staticData, cut);
+			expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, [field]: 2 });
+			for (const value of [-1, 0, 1.5, '2']) {
+				const odd = structuredClone(staticData);
+				((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, [field]: value };
+				expect(read(odd).state?.forms.f1.resume).toEqual(resume);
+			}
+		},
+	);
 
 	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
 		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');

@@ -102,7 +102,10 @@ export class PollAllowance {
 		handle: (responses: FormResponse[]) => void,
 	): Promise<FormRead> {
 		const offset = start ? resumeAt(start) : 0;
-		const continuity = new Continuity(PAGE_OVERLAP, start?.anchors);
+		// A read from the start of `since` has nothing before it to miss: it proves itself page by
+		// page, whether or not it comes upon where the pass it goes on from had got to.
+		const continuity = new Continuity(PAGE_OVERLAP, offset === 0 ? [] : start?.anchors);
+		let foundPlace = false;
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
 		// Without a Date header, the host's clock when the read was asked stands in for the service's.
@@ -132,6 +135,9 @@ export class PollAllowance {
 					endOfPage = pageOffset + page.responses.length;
 					if (page.responses.length) pageSize = page.responses.length;
 					if (start && drift === undefined) drift = driftOf(page.responses, pageOffset, start);
+					foundPlace ||= page.responses.some((response) =>
+						start?.anchors.some((anchor) => isAnchor(response, anchor)),
+					);
 				},
 			},
 		);
@@ -156,7 +162,15 @@ export class PollAllowance {
 		const pushedOn = cut && continuity.pushedOn;
 		const resume = goOn(
 			gotPage
-				? resumeAfter(start, offset, continuity, end, pageSize ?? start?.pageSize, drift, pushedOn)
+				? resumeAfter(
+						start,
+						continuity,
+						end,
+						pageSize ?? start?.pageSize,
+						drift,
+						pushedOn,
+						foundPlace,
+					)
 				: again(start),
 			pageSize ?? start?.pageSize,
 			startedAtMs,
@@ -168,6 +182,7 @@ export class PollAllowance {
 			proven: continuity.proven,
 			movedUnder,
 			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
+			lostPlace: (resume.restarts ?? 0) > 0,
 			resume,
 			fromStart: offset === 0,
 			startedAtMs,
@@ -185,28 +200,37 @@ export class PollAllowance {
  * deletions before them, which
  * pull responses to earlier offsets by any number of places: the next read looks for the same
  * anchors, in every page, from a page before where this one began (a few edits between two
- * polls), a page further back each time, down to offset 0; a read from 0 that does not find
- * them either (they were updated or deleted themselves) reads again from the start. Looking from
- * 0 at once outran a poll's reading on a long read, which then began again for ever. One that
- * found them but missed a later boundary (edits while it read) reads again from where it began.
+ * polls), a page further back each time, down to offset 0. A read from 0 needs no anchor before
+ * it: it goes on from its end like any proven read, and when it did not come upon them either
+ * (they were updated or deleted themselves) the pass began again, which it counts until a read
+ * finds its place (`restarts`). Looking from 0 at once outran a poll's reading on a long read,
+ * which then began again for ever. One that found them but missed a later boundary (edits
+ * while it read) reads again from where it began.
  */
 function resumeAfter(
 	start: ResumePoint | undefined,
-	offset: number,
 	continuity: Continuity,
 	end: number,
 	pageSize: number | undefined,
 	drift: number | undefined,
 	pushedOn: boolean,
+	foundPlace: boolean,
 ): ResumePoint {
 	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
 		if (drift !== undefined && drift > 0) point.drift = drift;
+		// Proven without finding its place, it read from the start: the pass began again.
+		const restarts = foundPlace || !start?.anchors.length ? 0 : (start.restarts ?? 0) + 1;
+		if (restarts) point.restarts = restarts;
 		return point;
 	}
 	if (continuity.resumed || !start) return again(start);
-	if (offset === 0) return { offset: 0, anchors: [] };
-	return { offset: Math.max(0, offset - (pageSize ?? RESUME_OVERLAP)), anchors: start.anchors };
+	const further: ResumePoint = {
+		offset: Math.max(0, resumeAt(start) - (pageSize ?? RESUME_OVERLAP)),
+		anchors: start.anchors,
+	};
+	if (start.restarts) further.restarts = start.restarts;
+	return further;
 }
 
 /**
@@ -223,13 +247,14 @@ function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): 
 
 /**
  * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with), when the first of the cut reads began, and its drift.
+ * one it resumed with), when the first of the cut reads began, its drift and its restarts.
  */
 function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
 	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
 	if (pageSize !== undefined) resume.pageSize = pageSize;
 	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
 	if (point.drift !== undefined) resume.drift = point.drift;
+	if (point.restarts !== undefined) resume.restarts = point.restarts;
 	return resume;
 }
 
@@ -257,6 +282,11 @@ interface FormRead {
 	 * over what it reads, and ends in a proven read within a bounded number of polls.
 	 */
 	seeking: boolean;
+	/**
+	 * Its pass has begun again since a read of it last found its place (ResumePoint.restarts):
+	 * what it reads is read again, not progress, until it finds its place or completes the pass.
+	 */
+	lostPlace: boolean;
 	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
 	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */

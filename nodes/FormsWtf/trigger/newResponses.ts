@@ -254,11 +254,16 @@ export async function pollOnce(
 			// looking for where it goes on from (`seeking`: responses were edited or added around
 			// it, see resumeAfter), which reads and emits what it finds and ends in a proven read
 			// within a bounded number of polls. A read that lost a page boundary to responses
-			// pulled back (movedUnder) is not: the form's responses kept moving while it read.
+			// pulled back (movedUnder) is not: the form's responses kept moving while it read. Nor is
+			// a read of a pass that lost its place and began again, until it finds its place or
+			// completes the pass: it reads again what it had read (`lostPlace`), and a pass whose
+			// every place is edited away before the next poll would begin again for ever.
 			const answered = read.failure === undefined && read.stoppedBy === undefined;
 			const moved =
 				answered &&
-				(read.proven ? !read.cut || read.end > (cursor.resume?.offset ?? 0) : read.seeking);
+				((read.proven && !read.cut) ||
+					(!read.lostPlace &&
+						(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking)));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
@@ -267,11 +272,15 @@ export async function pollOnce(
 				read.proven ||
 				read.failure !== undefined ||
 				read.stoppedBy !== undefined ||
-				read.movedUnder
+				read.movedUnder ||
+				read.lostPlace
 			) {
-				// (The last: a read that found its place but not a later page boundary, read again
-				// from where it began: the form's responses kept moving while it was read.)
-				const cause = read.failure ?? read.stoppedBy ?? (read.proven ? undefined : keptMoving);
+				// (The last two: a read that found its place but not a later page boundary, read again
+				// from where it began, or a pass begun again: the form's responses kept moving.)
+				const cause =
+					read.failure ??
+					read.stoppedBy ??
+					(read.proven && !read.lostPlace ? undefined : keptMoving);
 				updated.failedPolls = noProgress(form, cursor, cause);
 				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.

@@ -141,6 +141,13 @@ export interface ResumePoint {
 	 * starts that much later, so a steady stream of them cannot eat the part of a page it reads.
 	 */
 	drift?: number;
+	/**
+	 * How many times this pass lost its place and began again from the start of `since` (every
+	 * anchor it looked for was updated or deleted), since a read of it last found its place.
+	 * While there are any, only finding its place or completing the pass counts as moving: a form
+	 * whose responses keep moving under a long read is named (see newResponses.ts).
+	 */
+	restarts?: number;
 }
 
 /**
@@ -393,11 +400,12 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	const { startedAtMs, pageSize, drift } = value as IDataObject;
+	const { startedAtMs, pageSize, drift, restarts } = value as IDataObject;
 	const resume: ResumePoint = { offset, anchors: read };
 	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
 	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
 	if (isCount(drift) && drift > 0) resume.drift = drift;
+	if (isCount(restarts) && restarts > 0) resume.restarts = restarts;
 	return resume;
 }
 
