@@ -686,7 +686,12 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
-			if (existing(response, version) && !allowedExisting.has(e.id))
+			// The newest N: the activation poll reads the chosen ones' forms again to emit them, and a
+			// version from the moment's second on that only that read served is new by the promise's
+			// words (submitted after the activation's read). Which read served it is the trigger's
+			// business: such a version may count either way (P2b does not ask for it either).
+			const fromTheMoment = version.atMs >= existingBeforeMs;
+			if (existing(response, version) && !fromTheMoment && !allowedExisting.has(e.id))
 				add(
 					'P7a',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,
