@@ -719,9 +719,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 
 /**
  * P2d: with New Response (Ignore), an existing response that was not emitted stays out when it
- * is updated: an update is not a new response. The documented limit: an update more than the
- * look-back window after the version before it (the trigger no longer remembers that one) may
- * come as new. A response without a date at some time is left out (P3's).
+ * is updated: an update is not a new response. The documented limit: the trigger remembers only
+ * what is inside the look-back window, so an update more than the look-back window after the
+ * version before it, or of an existing response older than the look-back window at activation
+ * (only the newest N's reads look that far back, and they do not keep it), may come as new. A
+ * response without a date at some time is left out (P3's).
  */
 function checkIgnoredUpdates(
 	trace: Trace,
@@ -743,7 +745,9 @@ function checkIgnoredUpdates(
 		if (mayBeChosen(response, existingVersion)) continue;
 		// Only what the trigger could tell: an id whose first sight is already its update looks
 		// like a new response (the API shows no earlier version); one it read before is not,
-		// until the update is more than the look-back window after the version it last read.
+		// until the update is more than the look-back window after the version it last read. An
+		// existing version it read older than the look-back window at activation is no sight of it:
+		// it was never inside the window, and a later read of its update is a first sight.
 		let sawExisting = false;
 		let lastReadAtMs = -Infinity;
 		// n8n keeps no state of a poll that emits nothing past a new activation (a restart), nor
@@ -755,7 +759,7 @@ function checkIgnoredUpdates(
 				const read = r.since !== undefined && r.ids?.includes(response.id);
 				const shown = read ? shownAt(response, r.atMs) : undefined;
 				if (shown === undefined) continue;
-				sawExisting ||= shown.atMs < momentMs;
+				sawExisting ||= shown.atMs < momentMs && shown.atMs >= momentMs - lookBackMs;
 				lastReadAtMs = Math.max(lastReadAtMs, shown.atMs);
 			}
 		const n = versionOf(e.tag);

@@ -553,3 +553,38 @@ describe('Forms.wtf Trigger: the newest N, an existing response updated between 
 		expect(timesEmitted(driver.emitted, ids[7])).toBe(1);
 	});
 });
+
+describe('Forms.wtf Trigger: New Response (Ignore), the newest N, an existing response older than the look-back window updated while they are read', () => {
+	// The choosing reads look back hours to years but keep only what is inside the look-back
+	// window: an existing response older than it is not remembered, and its update comes as a new
+	// response, as with Only New Responses, also when a choosing read was served the update
+	// before the choice ended. The oracle took that sight of the update for a memory of the
+	// response (fuzz seed 54002).
+	it('One Form, newest 3, 10 existing an hour old, look-back 1 min, pages of 2 read one a poll, the oldest updated: it may come once, the newest 3 come', async () => {
+		const { server, driver } = setUp({
+			updatedResponses: 'ignore',
+			newestCount: 3,
+			lookBackMinutes: 1,
+			pageCap: 2,
+			startOffsetMs: 0,
+		});
+		server.seed(0, 10, 60 * MINUTE + 30_000, 1_000);
+		const ids = aliveIds(server);
+		for (let poll = 0; poll < 12; poll++) {
+			if (poll === 4) server.apply({ kind: 'update', form: 0, pick: 0 });
+			expect((await driver.poll({ budgetMs: 1 })).errors).toEqual([]);
+		}
+		await drain(driver);
+		// A read before the one that emitted it was served the oldest in both versions.
+		const updatedAtMs = server.responses[0].versions[1].atMs;
+		const emittedAt = driver.emitted.find((e) => e.id === ids[0])?.poll ?? driver.polls.length;
+		const reads = driver.polls
+			.slice(0, emittedAt)
+			.flatMap((poll) => poll.requests)
+			.filter((r) => r.ids?.includes(ids[0]));
+		expect(reads.some((r) => r.atMs < updatedAtMs)).toBe(true);
+		expect(reads.some((r) => r.atMs >= updatedAtMs)).toBe(true);
+		expect(timesEmitted(driver.emitted, ids[0])).toBeLessThanOrEqual(1);
+		for (const id of ids.slice(-3)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+});
