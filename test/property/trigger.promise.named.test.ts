@@ -571,7 +571,7 @@ describe('Forms.wtf Trigger: New Response (Ignore), the newest N, an existing re
 		server.seed(0, 10, 60 * MINUTE + 30_000, 1_000);
 		const ids = aliveIds(server);
 		for (let poll = 0; poll < 12; poll++) {
-			if (poll === 4) server.apply({ kind: 'update', form: 0, pick: 0 });
+			if (poll === 10) server.apply({ kind: 'update', form: 0, pick: 0 });
 			expect((await driver.poll({ budgetMs: 1 })).errors).toEqual([]);
 		}
 		await drain(driver);
@@ -586,5 +586,30 @@ describe('Forms.wtf Trigger: New Response (Ignore), the newest N, an existing re
 		expect(reads.some((r) => r.atMs >= updatedAtMs)).toBe(true);
 		expect(timesEmitted(driver.emitted, ids[0])).toBeLessThanOrEqual(1);
 		for (const id of ids.slice(-3)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+});
+
+describe('Forms.wtf Trigger: a read that searched for its anchors goes on from where it found them', () => {
+	// A read that does not find its anchors leaves a point a page further back to search from.
+	// The read from there measured a drift from that point, as if the anchors had been pushed on
+	// by the page it had stepped back, and sent the next read past them again: on pages of 2 the
+	// two reads alternated for ever, on a healthy service, with nothing emitted or told.
+	it('One Form, newest 3, pages of 2 read one a poll, the oldest existing response updated once: the newest 3 come', async () => {
+		for (const updateAt of [3, 4]) {
+			const { server, driver } = setUp({
+				updatedResponses: 'ignore',
+				newestCount: 3,
+				lookBackMinutes: 1,
+				pageCap: 2,
+				startOffsetMs: 0,
+			});
+			server.seed(0, 10, 60 * MINUTE + 30_000, 1_000);
+			const ids = aliveIds(server);
+			for (let poll = 0; poll < 40; poll++) {
+				if (poll === updateAt) server.apply({ kind: 'update', form: 0, pick: 0 });
+				expect((await driver.poll({ budgetMs: 1 })).errors).toEqual([]);
+			}
+			for (const id of ids.slice(-3)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		}
 	});
 });

@@ -282,6 +282,20 @@ describe('trigger state in static data', () => {
 		},
 	);
 
+	it("keeps a search's mark on a resume point, and drops one that is not true", () => {
+		const cut = structuredClone(state);
+		const resume = { offset: 4, anchors: [{ id: 'r1', submittedAt: 'x' }] };
+		cut.forms.f1.resume = { ...resume, searching: true };
+		const staticData: IDataObject = {};
+		writeState(staticData, cut);
+		expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, searching: true });
+		for (const value of [false, 1, 'true']) {
+			const odd = structuredClone(staticData);
+			((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, searching: value };
+			expect(read(odd).state?.forms.f1.resume).toEqual(resume);
+		}
+	});
+
 	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
 		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');
 		// What the release before stored: f1 still reading the day before activation from a bare

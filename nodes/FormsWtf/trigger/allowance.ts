@@ -134,7 +134,9 @@ export class PollAllowance {
 					startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
 					endOfPage = pageOffset + page.responses.length;
 					if (page.responses.length) pageSize = page.responses.length;
-					if (start && drift === undefined) drift = driftOf(page.responses, pageOffset, start);
+					// From a point a search set (where the anchors are is not known), no drift is measured.
+					if (start && !start.searching && drift === undefined)
+						drift = driftOf(page.responses, pageOffset, start);
 					foundPlace ||= page.responses.some((response) =>
 						start?.anchors.some((anchor) => isAnchor(response, anchor)),
 					);
@@ -228,6 +230,7 @@ function resumeAfter(
 	const further: ResumePoint = {
 		offset: Math.max(0, resumeAt(start) - (pageSize ?? RESUME_OVERLAP)),
 		anchors: start.anchors,
+		searching: true,
 	};
 	if (start.restarts) further.restarts = start.restarts;
 	return further;
@@ -247,7 +250,8 @@ function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): 
 
 /**
  * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with), when the first of the cut reads began, its drift and its restarts.
+ * one it resumed with), when the first of the cut reads began, its drift, its restarts, and
+ * whether it is a search's.
  */
 function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
 	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
@@ -255,6 +259,7 @@ function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): Resu
 	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
 	if (point.drift !== undefined) resume.drift = point.drift;
 	if (point.restarts !== undefined) resume.restarts = point.restarts;
+	if (point.searching) resume.searching = true;
 	return resume;
 }
 

@@ -148,6 +148,13 @@ export interface ResumePoint {
 	 * whose responses keep moving under a long read is named (see newResponses.ts).
 	 */
 	restarts?: number;
+	/**
+	 * Set by a read that did not find its anchors: `offset` is where the search for them starts
+	 * (before where they were), not where a read stopped, so the next read measures no drift
+	 * from it; a drift measured from there, a page too far back, sent the read after it past its
+	 * anchors again, and the two alternated for ever.
+	 */
+	searching?: true;
 }
 
 /**
@@ -400,12 +407,13 @@ function readResume(value: unknown): ResumePoint | undefined {
 		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
 		read.push({ id, submittedAt });
 	}
-	const { startedAtMs, pageSize, drift, restarts } = value as IDataObject;
+	const { startedAtMs, pageSize, drift, restarts, searching } = value as IDataObject;
 	const resume: ResumePoint = { offset, anchors: read };
 	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
 	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
 	if (isCount(drift) && drift > 0) resume.drift = drift;
 	if (isCount(restarts) && restarts > 0) resume.restarts = restarts;
+	if (searching === true) resume.searching = true;
 	return resume;
 }
 
