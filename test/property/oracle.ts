@@ -163,6 +163,15 @@ export function check(trace: Trace): Violation[] {
 			`the selection holds ${MISSING_FORM_ID}, which the service does not have, and no poll reported it`,
 		);
 	}
+	const leftAt = activation ? leftTheChoiceAt(trace, activation) : new Map<string, number>();
+	/** Whether a form was out of the newest N's choice by a poll: it left, or was never in it. */
+	const outOfTheChoiceBy = (formId: string, pollIndex: number): boolean =>
+		activation !== undefined &&
+		((leftAt.get(formId) ?? Infinity) <= pollIndex ||
+			(settings.watch === 'selectedForms' &&
+				trace.polls
+					.slice(activation.index, pollIndex + 1)
+					.some((p) => !selectionAt(trace, p.index).includes(formId))));
 	for (const poll of trace.polls) {
 		// P4a: no failure while healthy (but the report of a selected form that does not exist).
 		const missingThen =
@@ -195,24 +204,31 @@ export function check(trace: Trace): Violation[] {
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
 		// the others may then need another window, and another poll (docs/trigger-promise.md):
-		// the first two polls it is denied in (whose state n8n kept) may hold the others back, no
-		// later one.
+		// the first poll it is denied in (of those whose state n8n kept) may hold the others back,
+		// no later one (the same poll without the denial starts from a state it has left by then).
+		// The choice is over at the first poll that emits a response of a form still in it: a form
+		// that left it emits its new responses while the others are still chosen ("its new
+		// responses still come").
 		const choosing =
 			settings.newestCount !== undefined &&
 			emitSinceMs(settings) === undefined &&
-			!trace.polls.slice(0, poll.index).some((p) => p.emitted.length);
+			!trace.polls
+				.slice(0, poll.index)
+				.some((p) => p.emitted.some((e) => !outOfTheChoiceBy(e.formId, p.index)));
 		const deniedFormIds = new Set(poll.requests.filter((r) => r.denied).map((r) => r.formId));
 		const leavingNow =
 			choosing &&
 			[...deniedFormIds].some(
 				(formId) =>
-					trace.polls
+					!trace.polls
 						.slice(0, poll.index)
-						// A poll whose state n8n threw away left the choice as it was.
-						.filter(
+						// A poll whose state n8n threw away (discarded, or lost to a restart) left the
+						// choice as it was.
+						.some(
 							(p) =>
-								p.kind !== 'discarded' && p.requests.some((r) => r.denied && r.formId === formId),
-						).length < 2,
+								keptUntil(trace, p, poll.index) &&
+								p.requests.some((r) => r.denied && r.formId === formId),
+						),
 			);
 		if (
 			settings.watch !== 'form' &&
@@ -256,20 +272,28 @@ type Add = (property: PropertyId, message: string) => void;
  * A form left out of the selection is not in the choice at all (see inChoice).
  */
 function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
-	const left = new Set<string>();
+	return new Set(leftTheChoiceAt(trace, activation).keys());
+}
+
+/** The forms of leftTheChoice, each with the first poll by which it had left. */
+function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, number> {
+	const left = new Map<string, number>();
 	for (const formId of trace.watchedFormIds) {
 		let noPage = 0;
+		const leaves = (poll: PollRecord) => {
+			if (!left.has(formId)) left.set(formId, poll.index);
+		};
 		for (const poll of trace.polls.slice(activation.index)) {
 			const own = poll.requests.filter((r) => r.formId === formId);
-			if (own.some((r) => r.denied)) left.add(formId);
+			if (own.some((r) => r.denied)) leaves(poll);
 			if (trace.schedule.settings.watch === 'allForms' && !poll.listedFormIds.includes(formId))
-				left.add(formId);
+				leaves(poll);
 			const page = own.some((r) => r.status === 200 && r.ids !== undefined && !r.faulted);
 			const failed = own.some((r) => r.status !== 200 || r.faulted);
 			// A poll that failed counts even when a page followed: the form may have left first
 			// (and two polls at once may be one that failed and one that read).
 			if (failed || (noPage > 0 && !page)) noPage++;
-			if (noPage >= TOLD_AFTER_POLLS) left.add(formId);
+			if (noPage >= TOLD_AFTER_POLLS) leaves(poll);
 			if (page) noPage = 0;
 		}
 	}

@@ -613,3 +613,68 @@ describe('Forms.wtf Trigger: a read that searched for its anchors goes on from w
 		}
 	});
 });
+
+describe('Forms.wtf Trigger: the newest N, a form denied while they are chosen holds the others up one poll at most', () => {
+	// Found by the fuzz (seed 57001, property P4b), as it shrank it. All Forms, the newest 20 of
+	// 19 existing responses: form2's reads fail (500) on the first three polls, form3 answers 403
+	// on the second and leaves the choice, and its new response comes on the third while the
+	// others are still chosen. Then form2 answers 403 too: without it the window of an hour holds
+	// too few, and reading form0 again window after window, 2 responses a page, takes the rest of
+	// that poll and the next. The promise allows that poll ("choosing among the others may then
+	// need a larger window of time, and another poll"); the oracle took form3's new response for
+	// the end of the choice and judged form2's 403 as holding up responses already chosen. A form
+	// that stays denied must not hold them up on its later polls.
+	it.each([
+		['answers 403 once', 1],
+		['answers 403 on 3 polls', 3],
+	])(
+		'All Forms, newest 20, pages of 2: form2 %s; the others come on the poll after its first 403',
+		async (_name, times) => {
+			const trace = await runSchedule({
+				settings: settingsWith({
+					watch: 'allForms',
+					formCount: 4,
+					version: 1,
+					requestMs: 1,
+					lookBackMinutes: 0,
+					pageCap: 2,
+					startOffsetMs: 0,
+					seeded: [10, 1, 8, 0],
+					seedAgoMs: 0,
+					seedSpacingMs: 1_000,
+					newestCount: 20,
+				}),
+				steps: [
+					{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 10, form: 2 },
+					{ kind: 'deny', form: 3, status: 403, times: 1 },
+					{ kind: 'burst', form: 0, count: 2 },
+					{ kind: 'poll', budget: '1s' },
+					{
+						kind: 'during',
+						afterRequests: 1,
+						event: { kind: 'late', form: 3, count: 1, permille: 0 },
+					},
+					{ kind: 'pollTogether' },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'deny', form: 2, status: 403, times },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'poll', budget: 'default' },
+					{ kind: 'poll', budget: 'default' },
+				],
+			});
+			const existing = trace.server.responses
+				.filter((r) => r.formId === 'form0' || r.formId === 'form1')
+				.map((r) => r.id);
+			const pollOf = (id: string) => trace.emitted.find((e) => e.id === id)?.poll;
+			// form3's new response, while the others are still chosen.
+			expect(trace.polls[2].emitted.map((e) => e.formId)).toEqual(['form3']);
+			// form2's first 403: the others wait for the next poll, and come on it.
+			const deniedOn = trace.polls
+				.filter((p) => p.requests.some((r) => r.formId === 'form2' && r.denied))
+				.map((p) => p.index);
+			expect(deniedOn).toEqual([3, 4, 5].slice(0, times));
+			expect(existing.map(pollOf)).toEqual(existing.map(() => 4));
+			expect(formatViolations(check(trace))).toBe('');
+		},
+	);
+});
