@@ -330,7 +330,9 @@ export async function pollOnce(
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
 		if (!holdsBackEveryForm && !cursor.failedPolls) continue;
-		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, stoppedBy) };
+		// A pass begun again (restarts) is in its run because its responses kept moving.
+		const cause = stoppedBy ?? (cursor.resume?.restarts ? keptMoving : undefined);
+		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, cause) };
 	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
