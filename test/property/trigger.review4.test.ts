@@ -13,16 +13,18 @@ import { current } from '../sim/server';
 import { aliveIds, MINUTE, setUp, timesEmitted } from './named';
 
 /**
- * A respondent updates the response the page of `formId` the service served last ended on (a new
- * `submittedAt`, now: service notes, responses "can be updated"): one edit.
+ * Respondents update the last `count` responses of the page of `formId` the service served last
+ * (a new `submittedAt`, now: service notes, responses "can be updated"): `count` edits.
  */
-function updateLastResponseServed(server: SimServer, formId: string): void {
+function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
 	const last = [...server.log].reverse().find((r) => r.formId === formId && r.ids);
-	const response = server.responses.find((r) => r.id === last?.ids?.at(-1));
-	if (!response || response.deletedAtMs !== undefined) return;
-	const latest = current(response);
-	server.now = Math.max(server.now, latest.atMs) + 1;
-	response.versions.push({ n: latest.n + 1, atMs: server.now });
+	for (const id of last?.ids?.slice(-count) ?? []) {
+		const response = server.responses.find((r) => r.id === id);
+		if (!response || response.deletedAtMs !== undefined) continue;
+		const latest = current(response);
+		server.now = Math.max(server.now, latest.atMs) + 1;
+		response.versions.push({ n: latest.n + 1, atMs: server.now });
+	}
 }
 
 describe('Forms.wtf Trigger, review 4: a service that serves one response a page', () => {
@@ -103,7 +105,54 @@ describe('Forms.wtf Trigger, review 4: pages of 2, the response a read ended on 
 			for (let poll = 0; poll < 150; poll++) {
 				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
 				server.apply({ kind: 'advance', ms: MINUTE });
-				if (poll % 20 === 19) updateLastResponseServed(server, 'form0');
+				if (poll % 20 === 19) updateEndOfLastPage(server, 'form0', 1);
+			}
+			expect(server.unhealthy()).toBe(false);
+			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+			expect(missing.length === 0 || errors.some((e) => e.includes('form0'))).toBe(true);
+		},
+	);
+});
+
+describe('Forms.wtf Trigger, review 4: the pages a search reads leave a gap before where the read began', () => {
+	// REPRO: the test above on pages of 5. One Form, Every Response Since a Date (7 days ago),
+	// oldest first, 200 responses in the last hour, pages of 5 at 100 ms, a 1 ms budget (one page
+	// a poll, the read moves on by 2). Every 20 polls respondents update the last 3 responses the
+	// last page served ended on (3 edits at one moment, every 20 minutes; the 4th anchor is left
+	// untouched, in its place). After 150 polls 142 of the 200 have never been emitted, and
+	// nothing is reported: the resume offset climbs 5, 7, ... 41, falls back 33s, 25s, 17s, 9s,
+	// 1s, restarts (one poll with restarts 1, failedPolls 1), climbs again, for ever. The
+	// mechanism: a cut read keeps the last 4 responses of its page (E-4 to E-1) as anchors; with
+	// the last 3 updated, the one at E-4 is still at E-4. The next read starts at E-3 (resumeAt,
+	// overlap 3) and misses it; the search point resumeAfter sets is a page before where that read
+	// began (E-8), but the read from a search point starts its overlap earlier again (resumeAt
+	// applied to it: E-11), so its page [E-11, E-6) ends 3 places before where the failed read
+	// began: offsets E-6 to E-4 are never read, and the search runs back to 0 past the anchor it
+	// could have found. On any page size the searches skip `overlap` places just before the read
+	// that lost its place. Edits of all 4 anchors every 20 polls (review 3's case, at a twentieth
+	// of the rate) do the same with pages of 7: the restart count catches a pass whose place is
+	// edited away between every two polls, not one that finds its place again after each
+	// restart (failedPolls never passes 1). Older than today's changes (the search step is not
+	// new). (Checked, not committed: with resumeAt returning a search point's offset as it is,
+	// this test and the one above pass.) The promise: every response exactly once; under edits,
+	// every response due is out within a bound of polls, or its form is named (P8b).
+	// Replay:
+	//   npx jest test/property/trigger.review4.test.ts --maxWorkers=1 -t 'search gap'
+	it.failing(
+		'One Form, oldest first, pages of 5 read one a poll, the last 3 responses the read ended on updated every 20 polls (search gap): the backlog comes, or the form is named',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 200, 60 * MINUTE, 1_000);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 150; poll++) {
+				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+				server.apply({ kind: 'advance', ms: MINUTE });
+				if (poll % 20 === 19) updateEndOfLastPage(server, 'form0', 3);
 			}
 			expect(server.unhealthy()).toBe(false);
 			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
