@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SimServer } from '../sim/server';
-import { SimServer as Server } from '../sim/server';
+import { current, SimServer as Server } from '../sim/server';
 import { useVirtualWaits } from '../sim/session';
 import { check, formatViolations } from './oracle';
 import type { Emitted } from './run';
@@ -61,6 +61,23 @@ export function setUp(
 	const settings = settingsWith(patch);
 	undoWaits = useVirtualWaits(server);
 	return { server, driver: new Driver(server, settings) };
+}
+
+/**
+ * Respondents update the last `count` responses of the page of `formId` the service served last
+ * (a new `submittedAt`, now: service notes, responses "can be updated"). Armed before a request
+ * of a read, it is an edit between two of its pages; between two polls, it edits the responses a
+ * cut read ended on.
+ */
+export function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
+	const last = [...server.log].reverse().find((r) => r.formId === formId && r.ids);
+	for (const id of last?.ids?.slice(-count) ?? []) {
+		const response = server.responses.find((r) => r.id === id);
+		if (!response || response.deletedAtMs !== undefined) continue;
+		const latest = current(response);
+		server.now = Math.max(server.now, latest.atMs) + 1;
+		response.versions.push({ n: latest.n + 1, atMs: server.now });
+	}
 }
 
 /** The ids of a form's responses that exist now, in creation order. */

@@ -11,25 +11,7 @@
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import type { SimServer } from '../sim/server';
-import { current } from '../sim/server';
-import { aliveIds, MINUTE, setUp, timesEmitted } from './named';
-
-/**
- * Respondents update the last `count` responses of the page of `formId` the service served last
- * (a new `submittedAt`, now: service notes, responses "can be updated"). Armed before a request
- * of a read, it is an edit between two of its pages; nothing in the contract says when edits
- * happen, and each page is served as the responses are at that moment.
- */
-function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
-	const last = [...server.log].reverse().find((r) => r.formId === formId && r.ids);
-	for (const id of last?.ids?.slice(-count) ?? []) {
-		const response = server.responses.find((r) => r.id === id);
-		if (!response || response.deletedAtMs !== undefined) continue;
-		const latest = current(response);
-		server.now = Math.max(server.now, latest.atMs) + 1;
-		response.versions.push({ n: latest.n + 1, atMs: server.now });
-	}
-}
+import { aliveIds, MINUTE, setUp, timesEmitted, updateEndOfLastPage } from './named';
 
 /**
  * Installs edits between the first two pages of every read of `formId`: before its second

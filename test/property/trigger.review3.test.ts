@@ -9,25 +9,7 @@
  * comment says what broke, why, and the mechanism; replay one with
  *   npx jest test/property/trigger.review3.test.ts --maxWorkers=1 -t '<name>'
  */
-import type { SimServer } from '../sim/server';
-import { current } from '../sim/server';
-import { aliveIds, MINUTE, setUp, timesEmitted } from './named';
-
-/**
- * Respondents update the last `count` responses of the page of `formId` the service served last
- * (a new `submittedAt`, now: service notes, responses "can be updated"). Between two polls, it
- * edits the responses a cut read ended on.
- */
-function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
-	const last = [...server.log].reverse().find((r) => r.formId === formId && r.ids);
-	for (const id of last?.ids?.slice(-count) ?? []) {
-		const response = server.responses.find((r) => r.id === id);
-		if (!response || response.deletedAtMs !== undefined) continue;
-		const latest = current(response);
-		server.now = Math.max(server.now, latest.atMs) + 1;
-		response.versions.push({ n: latest.n + 1, atMs: server.now });
-	}
-}
+import { aliveIds, MINUTE, setUp, timesEmitted, updateEndOfLastPage } from './named';
 
 describe('Forms.wtf Trigger, review 3: a read whose anchors are edited between polls', () => {
 	// Fixed: a pass that loses its place and begins again counts its restarts (ResumePoint.restarts)
