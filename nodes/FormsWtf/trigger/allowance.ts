@@ -50,6 +50,9 @@ function resumeOverlap(pageSize: number | undefined): number {
  * something new while one response a poll is pushed in ahead (the read then looks a page back).
  */
 function resumeAt(start: ResumePoint): number {
+	// A search point already stands a page before where the last search read began: starting
+	// its overlap earlier again would leave the places just before that read unsearched.
+	if (start.searching) return start.offset;
 	const overlap = resumeOverlap(start.pageSize);
 	const ahead = overlap === 0 ? 0 : Math.min(start.drift ?? 0, Math.max(1, overlap - 1));
 	return Math.max(0, start.offset + ahead - overlap);
