@@ -678,3 +678,30 @@ describe('Forms.wtf Trigger: the newest N, a form denied while they are chosen h
 		},
 	);
 });
+
+describe('Forms.wtf Trigger: New Response (Ignore), an undated response updated while a read passes it', () => {
+	// Newest first, the undated response sat after a burst; updated (dated now) before the read's
+	// second page, it moved to the top the read had passed, and the read, complete from the
+	// start, was never served it: it forgot the response as no longer returned, and the next
+	// read emitted its dated version as new (fuzz seed 62002).
+	it('One Form, newest first, look-back 2 min, pages of 7: the dated version is not emitted again', async () => {
+		const { server, driver } = setUp({
+			updatedResponses: 'ignore',
+			lookBackMinutes: 2,
+			order: 'newestFirst',
+			pageCap: 7,
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
+		const [undated] = aliveIds(server);
+		expect((await driver.poll()).emitted.map((e) => e.id)).toEqual([undated]);
+		server.apply({ kind: 'advance', ms: 1 });
+		server.apply({ kind: 'burst', form: 0, count: 10 });
+		// Before the read's second page: the undated response is updated (dated, to the top).
+		server.arm(2, { kind: 'update', form: 0, pick: 0 });
+		const poll = await driver.poll();
+		expect(poll.requests.some((r) => r.ids?.includes(undated))).toBe(false);
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, undated)).toBe(1);
+	});
+});

@@ -98,6 +98,18 @@ describe('trigger cursor', () => {
 		expect(resumed.undated).toEqual(['u']);
 		// A read from the start that no longer sees it forgets it.
 		expect(advanceCursor(resumed, readOf([]), options).undated).toBeUndefined();
+		// ...as undated: updated while the read went on, it may have moved where the read had passed.
+		// Held as handled just before the read began, its dated version is an update, until the
+		// window passes it.
+		const missed = advanceCursor(resumed, { ...readOf([]), startedAtMs: T0 + 10 }, options);
+		expect(missed.undated).toBeUndefined();
+		expect(isNewUndated(missed, 'u')).toBe(false);
+		expect(isNewVersion(missed, 'u', T0 + 10, options)).toBe(true);
+		expect(isNewVersion(missed, 'u', T0 + 10, { ...options, updatedResponses: 'ignore' })).toBe(
+			false,
+		);
+		const later = { ...readOf([{ id: 'a', atMs: T0 + 200_000 }]), startedAtMs: T0 + 200_000 };
+		expect(advanceCursor(missed, later, options).seen).toEqual({ a: T0 + 200_000 });
 		// Once dated, it is an update: emitted again with Emit Again, skipped with Ignore.
 		expect(isNewVersion(resumed, 'u', T0 + 5, options)).toBe(true);
 		expect(isNewVersion(resumed, 'u', T0 + 5, { ...options, updatedResponses: 'ignore' })).toBe(

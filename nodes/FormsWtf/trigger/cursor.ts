@@ -81,6 +81,9 @@ export function advanceCursor(
 	const beforeRead =
 		read.startedAtMs === undefined ? trailing : read.startedAtMs - options.lookBackMs - 1;
 	const sinceMs = Math.max(currentSinceMs, Math.min(trailing, beforeRead));
+	const undated = read.fromStart ? [...new Set(read.undated)] : mergeUndated(cursor, read.undated);
+	if (read.fromStart && read.startedAtMs !== undefined)
+		holdUndatedNotServed(cursor, undated, seen, read.startedAtMs);
 	const next: FormCursor = {
 		...cursor,
 		since: new Date(sinceMs).toISOString(),
@@ -88,8 +91,6 @@ export function advanceCursor(
 		newestMs,
 	};
 	delete next.resume;
-	// A read from the start sees every undated response the API still returns: only those stay.
-	const undated = read.fromStart ? [...new Set(read.undated)] : mergeUndated(cursor, read.undated);
 	if (undated.length) next.undated = undated;
 	else delete next.undated;
 	if (next.floor && next.floor.atMs < sinceMs) delete next.floor;
@@ -110,6 +111,24 @@ export function rememberHandled(
 	const undated = mergeUndated(cursor, read.undated);
 	if (undated.length) next.undated = undated;
 	return next;
+}
+
+/**
+ * A read from the start sees every undated response the API still returns, but one updated
+ * while it read: dated now, it may have moved to where the read had passed, and only the next
+ * read serves it. So a remembered undated response this read was not served at all (deleted, or
+ * so moved) stays known, in `seen` as handled just before the read began: with Ignore its dated
+ * version is not new (an update), with Emit it is (it is later); the window then forgets it, as
+ * it does any response, where `undated` would keep a deleted one for ever.
+ */
+function holdUndatedNotServed(
+	cursor: FormCursor,
+	servedUndated: string[],
+	seen: Record<string, number>,
+	readStartedAtMs: number,
+): void {
+	for (const id of cursor.undated ?? [])
+		if (!servedUndated.includes(id) && seen[id] === undefined) seen[id] = readStartedAtMs - 1;
 }
 
 function mergeUndated(cursor: FormCursor, undated: Iterable<string>): string[] {

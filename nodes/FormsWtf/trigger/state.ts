@@ -82,7 +82,9 @@ export interface FormCursor {
 	/**
 	 * For each response read at or after `since`: the `submittedAt` (ms) of the version handled.
 	 * The overlap of two reads is never emitted twice, whether the API's `since` is exclusive or
-	 * inclusive and however many responses share one millisecond.
+	 * inclusive and however many responses share one millisecond. A remembered undated response
+	 * that a read from the start was not served is held here too, as handled just before that
+	 * read began (see advanceCursor).
 	 */
 	seen: Record<string, number>;
 	/** The newest `submittedAt` (ms) read. */
