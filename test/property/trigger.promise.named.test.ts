@@ -705,3 +705,43 @@ describe('Forms.wtf Trigger: New Response (Ignore), an undated response updated 
 		expect(timesEmitted(driver.emitted, undated)).toBe(1);
 	});
 });
+
+describe('Forms.wtf Trigger: One Form, an activation whose clock probe spends the poll, then 4 polls of bad answers', () => {
+	// Found by the fuzz (seed 69002, property P9), as it shrank it. The activation poll's probe of
+	// the service's clock gets 500 three times; time runs on (244 s) before its 4th attempt
+	// answers, so the poll's reading time is spent and the form's read never starts: no page, no
+	// count, no warning (a form not reached "waits its turn", a rule for a form that another form's
+	// reads kept out). Polls 1–4 get a 200 that is an error object: the poll fails as a whole,
+	// counted 1 to 4, warnings only. 5 polls in a row without a page of form0, no error named it.
+	it.failing('is named by an error on the 5th poll without a page (poll 4)', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'form',
+				formCount: 1,
+				selected: [0],
+				version: 1,
+				lookBackMinutes: 0,
+				updatedResponses: 'emit',
+				order: 'oldestFirst',
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+			}),
+			steps: [
+				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 3 },
+				{
+					kind: 'during',
+					afterRequests: 4,
+					event: { kind: 'submit', form: 0, count: 5, gapMs: 61_000 },
+				},
+				{ kind: 'discardedPoll' },
+				{ kind: 'fault', fault: { kind: 'wrongShape', body: 'errorObject' }, times: 4 },
+				{ kind: 'churn', form: 0, edit: 'update', polls: 5, budget: 'default' },
+			],
+		});
+		expect(trace.polls[0].activationTick).toBe(true);
+		expect(trace.polls.slice(0, 5).every((poll) => poll.emitted.length === 0)).toBe(true);
+		expect(trace.polls[4].errors.some((error) => error.includes('form0'))).toBe(true);
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
