@@ -106,13 +106,8 @@ export class PollAllowance {
 	): Promise<FormRead> {
 		const offset = start ? resumeAt(start) : 0;
 		// A read from the start of `since` has nothing before it to miss: it proves itself page by
-		// page, whether or not it comes upon where the pass it goes on from had got to. After pages
-		// of one response there is no room for a proof, and where the last read stopped is taken
-		// on trust, as between the pages of one walk (see iterateResponses).
-		const continuity = new Continuity(
-			PAGE_OVERLAP,
-			offset === 0 || start?.pageSize === 1 ? [] : start?.anchors,
-		);
+		// page, whether or not it comes upon where the pass it goes on from had got to.
+		const continuity = new Continuity(PAGE_OVERLAP, offset === 0 ? [] : start?.anchors);
 		let foundPlace = false;
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
@@ -172,10 +167,15 @@ export class PollAllowance {
 		const pushedOn = cut && continuity.pushedOn;
 		const resume = goOn(
 			gotPage
-				? resumeAfter(start, continuity, end, pageSize ?? start?.pageSize, drift, pushedOn, {
-						fromStart: offset === 0,
+				? resumeAfter(
+						start,
+						continuity,
+						end,
+						pageSize ?? start?.pageSize,
+						drift,
+						pushedOn,
 						foundPlace,
-					})
+					)
 				: again(start),
 			pageSize ?? start?.pageSize,
 			startedAtMs,
@@ -219,14 +219,13 @@ function resumeAfter(
 	pageSize: number | undefined,
 	drift: number | undefined,
 	pushedOn: boolean,
-	place: { fromStart: boolean; foundPlace: boolean },
+	foundPlace: boolean,
 ): ResumePoint {
 	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
 		if (drift !== undefined && drift > 0) point.drift = drift;
-		// A read from the start that did not come upon its place: the pass began again.
-		const beganAgain = place.fromStart && !place.foundPlace && !!start?.anchors.length;
-		const restarts = beganAgain ? (start?.restarts ?? 0) + 1 : 0;
+		// Proven without finding its place, it read from the start: the pass began again.
+		const restarts = foundPlace || !start?.anchors.length ? 0 : (start.restarts ?? 0) + 1;
 		if (restarts) point.restarts = restarts;
 		return point;
 	}
