@@ -8,7 +8,7 @@
  * mechanism; replay one with
  *   npx jest test/property/trigger.review5.test.ts --maxWorkers=1 -t '<name>'
  */
-import { aliveIds, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, backlogUnderRareEdits, MINUTE, setUp, timesEmitted } from './named';
 
 describe('Forms.wtf Trigger, review 5: one short page of one response on a service that serves pages of 5', () => {
 	// REPRO: One Form, Every Response Since a Date (7 days ago), oldest first, 40 responses in the
@@ -51,6 +51,35 @@ describe('Forms.wtf Trigger, review 5: one short page of one response on a servi
 			expect(errors).toEqual([]);
 			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
 			expect(missing).toEqual([]);
+		},
+	);
+});
+
+describe('Forms.wtf Trigger, review 5: a pass begun again finds the place it set itself', () => {
+	// REPRO: One Form, Every Response Since a Date (7 days ago), oldest first, 200 responses in
+	// the last hour, pages of 5 at 100 ms, a 1 ms budget (one page a poll: the read moves on by
+	// 2). Every 20 polls respondents update the last 4 responses the last page served ended on
+	// (all 4 anchors of the read; 4 edits at one moment every 20 minutes). After 150 polls most of
+	// the backlog has never been emitted, and nothing is reported: the resume offset climbs 5, 7,
+	// ... ~33, searches back 25s, 20s, ... 0s, begins again (5 with restarts 1, for ONE poll),
+	// climbs again, for ever; only the 4 edited responses leave the front of the pass each cycle,
+	// so the pass moves on by 4 responses every 20 polls (r0050 of 60 came at poll 100).
+	// Why: with every anchor updated, no search can find them; the read from 0 does not come upon
+	// them and counts restarts 1 (lostPlace, one poll without progress). But the very next read
+	// resumes from the anchors that read from 0 set itself, finds them (`foundPlace`), and
+	// resumeAfter resets restarts to 0: "finding its place" is satisfied by the restarted pass's
+	// own place, so the reads that re-read what was read before the restart count as progress
+	// again (proven and past where they resumed), failedPolls never passes 1, and the form is
+	// never named. The restart count (today's change) catches only a pass whose place is edited
+	// away between EVERY two polls. (The cycle itself is older: at c7c9a48 the offsets cycle the
+	// same way.) One edit burst in 20 polls is not "kept moving" (docs/trigger-promise.md, "When
+	// it must be told"), so the backlog must come, or, failing that, the form be named (P8b).
+	// Replay:
+	//   npx jest test/property/trigger.review5.test.ts --maxWorkers=1 -t 'restart resets itself'
+	it.failing(
+		'One Form, oldest first, pages of 5 read one a poll, all 4 anchors the read ended on updated every 20 polls (restart resets itself): the backlog comes, or the form is named',
+		async () => {
+			expect(await backlogUnderRareEdits(5, 200, 4)).toBe(true);
 		},
 	);
 });
