@@ -80,6 +80,35 @@ export function updateEndOfLastPage(server: SimServer, formId: string, count: nu
 	}
 }
 
+/**
+ * One Form, Every Response Since a Date (7 days ago), oldest first, `backlog` responses in the
+ * last hour, pages of `pageCap` at 100 ms, one page a poll (a 1 ms budget); every 20 polls
+ * respondents update the last `edited` responses the last page served ended on. Whether every
+ * response came, or the form was named, on a service that answered every request.
+ */
+export async function backlogUnderRareEdits(
+	pageCap: number,
+	backlog: number,
+	edited: number,
+): Promise<boolean> {
+	const { server, driver } = setUp({
+		version: 2,
+		pageCap,
+		requestMs: 100,
+		sinceAgoMs: 7 * 24 * 3_600_000,
+	});
+	server.seed(0, backlog, 60 * MINUTE, 1_000);
+	const errors: string[] = [];
+	for (let poll = 0; poll < 150; poll++) {
+		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+		server.apply({ kind: 'advance', ms: MINUTE });
+		if (poll % 20 === 19) updateEndOfLastPage(server, 'form0', edited);
+	}
+	expect(server.unhealthy()).toBe(false);
+	const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+	return missing.length === 0 || errors.some((e) => e.includes('form0'));
+}
+
 /** The ids of a form's responses that exist now, in creation order. */
 export function aliveIds(server: SimServer, formId = 'form0'): string[] {
 	return server.responses

@@ -8,36 +8,7 @@
  * what broke, why, and the mechanism; replay one with
  *   npx jest test/property/trigger.review4.test.ts --maxWorkers=1 -t '<name>'
  */
-import { aliveIds, MINUTE, setUp, timesEmitted, updateEndOfLastPage } from './named';
-
-/**
- * One Form, Every Response Since a Date (7 days ago), oldest first, `backlog` responses in the
- * last hour, pages of `pageCap` at 100 ms, one page a poll (a 1 ms budget); every 20 polls
- * respondents update the last `edited` responses the last page served ended on. Whether every
- * response came, or the form was named, on a service that answered every request.
- */
-async function backlogUnderRareEdits(
-	pageCap: number,
-	backlog: number,
-	edited: number,
-): Promise<boolean> {
-	const { server, driver } = setUp({
-		version: 2,
-		pageCap,
-		requestMs: 100,
-		sinceAgoMs: 7 * 24 * 3_600_000,
-	});
-	server.seed(0, backlog, 60 * MINUTE, 1_000);
-	const errors: string[] = [];
-	for (let poll = 0; poll < 150; poll++) {
-		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-		server.apply({ kind: 'advance', ms: MINUTE });
-		if (poll % 20 === 19) updateEndOfLastPage(server, 'form0', edited);
-	}
-	expect(server.unhealthy()).toBe(false);
-	const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
-	return missing.length === 0 || errors.some((e) => e.includes('form0'));
-}
+import { aliveIds, backlogUnderRareEdits, MINUTE, setUp, timesEmitted } from './named';
 
 describe('Forms.wtf Trigger, review 4: a service that serves one response a page', () => {
 	// REPRO: One Form, Only New Responses, oldest first; the service serves 1 response a page

@@ -1,0 +1,85 @@
+/**
+ * Breaks of the trigger's promise (docs/trigger-promise.md) found by a fifth adversarial review,
+ * of the newest changes (after pages of one response the resume boundary taken on trust, search
+ * points read from their own offset, restarts counted until a read finds its place, remembered
+ * undated responses held in `seen`). Each test is written as the promise says it should be; a
+ * break not fixed yet is `it.failing` (it passes while the break is there, and fails the day a
+ * change fixes it — then drop `.failing`). The REPRO comment says what broke, why, and the
+ * mechanism; replay one with
+ *   npx jest test/property/trigger.review5.test.ts --maxWorkers=1 -t '<name>'
+ */
+import { aliveIds, backlogUnderRareEdits, MINUTE, setUp, timesEmitted } from './named';
+
+describe('Forms.wtf Trigger, review 5: one short page of one response on a service that serves pages of 5', () => {
+	// REPRO: One Form, Every Response Since a Date (7 days ago), oldest first, 40 responses in the
+	// last hour, pages of 5 at 100 ms, a 1 ms budget (one page a poll). On poll 3 only, the
+	// service answers with one response where 5 were asked and more exist (hasMore true; the
+	// contract's `limit` is a maximum: forms-api.md, "Maximum responses returned"); every other
+	// page is full. Between polls 3 and 4 a respondent updates the oldest response (service
+	// notes: responses can be updated; oldest first, it moves to the end). The response that
+	// stood at offset 6 (r0008) is never emitted, and nothing is reported.
+	// Why: the read's `pageSize` (allowance.ts) is the length of its LAST page, not the pages the
+	// service serves. Poll 2 stopped at 7 with 4 anchors (r0004..r0007). Poll 3 asks from 4
+	// (overlap 3) and gets [r0005] only: its end stays 7, its anchors become [r0005] and its
+	// pageSize 1. Poll 4 then takes offset 7 on trust (`start.pageSize === 1`: a Continuity with
+	// no anchors, overlap 0). The update pulled everything after r0001 one place back, so r0008 now
+	// stands at 6 and the read from 7 starts at r0009; no anchor is checked, so the skip is not
+	// seen. The documented limit (docs/trigger.md) is a server that serves one response per page;
+	// this one serves 5, a single short page disarms the proof of the boundary the previous full
+	// page had anchored. New with c2ac125 (before it, the missing anchor sent the read searching).
+	// The promise: every response exactly once (P1).
+	// Replay:
+	//   npx jest test/property/trigger.review5.test.ts --maxWorkers=1 -t 'one short page'
+	it.failing(
+		'One Form, oldest first, pages of 5 read one a poll, one short page of 1 then one update (one short page): every response comes',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 40, 60 * MINUTE, 1_000);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 40; poll++) {
+				server.settings.pageCap = poll === 3 ? 1 : 5;
+				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+				server.apply({ kind: 'advance', ms: MINUTE });
+				if (poll === 3) server.apply({ kind: 'update', form: 0, pick: 0 });
+			}
+			expect(server.unhealthy()).toBe(false);
+			expect(errors).toEqual([]);
+			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+			expect(missing).toEqual([]);
+		},
+	);
+});
+
+describe('Forms.wtf Trigger, review 5: a pass begun again finds the place it set itself', () => {
+	// REPRO: One Form, Every Response Since a Date (7 days ago), oldest first, 200 responses in
+	// the last hour, pages of 5 at 100 ms, a 1 ms budget (one page a poll: the read moves on by
+	// 2). Every 20 polls respondents update the last 4 responses the last page served ended on
+	// (all 4 anchors of the read; 4 edits at one moment every 20 minutes). After 150 polls most of
+	// the backlog has never been emitted, and nothing is reported: the resume offset climbs 5, 7,
+	// ... ~33, searches back 25s, 20s, ... 0s, begins again (5 with restarts 1, for ONE poll),
+	// climbs again, for ever; only the 4 edited responses leave the front of the pass each cycle,
+	// so the pass moves on by 4 responses every 20 polls (r0050 of 60 came at poll 100).
+	// Why: with every anchor updated, no search can find them; the read from 0 does not come upon
+	// them and counts restarts 1 (lostPlace, one poll without progress). But the very next read
+	// resumes from the anchors that read from 0 set itself, finds them (`foundPlace`), and
+	// resumeAfter resets restarts to 0: "finding its place" is satisfied by the restarted pass's
+	// own place, so the reads that re-read what was read before the restart count as progress
+	// again (proven and past where they resumed), failedPolls never passes 1, and the form is
+	// never named. The restart count (today's change) catches only a pass whose place is edited
+	// away between EVERY two polls. (The cycle itself is older: at c7c9a48 the offsets cycle the
+	// same way.) One edit burst in 20 polls is not "kept moving" (docs/trigger-promise.md, "When
+	// it must be told"), so the backlog must come, or, failing that, the form be named (P8b).
+	// Replay:
+	//   npx jest test/property/trigger.review5.test.ts --maxWorkers=1 -t 'restart resets itself'
+	it.failing(
+		'One Form, oldest first, pages of 5 read one a poll, all 4 anchors the read ended on updated every 20 polls (restart resets itself): the backlog comes, or the form is named',
+		async () => {
+			expect(await backlogUnderRareEdits(5, 200, 4)).toBe(true);
+		},
+	);
+});
