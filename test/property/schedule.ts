@@ -190,6 +190,7 @@ const fault: fc.Arbitrary<FaultKind> = fc.oneof(
 		kind: fc.constant('wrongShape' as const),
 		body: fc.constantFrom<WrongShape>('errorObject', 'null', 'html', 'responseWithoutId'),
 	}),
+	fc.record({ kind: fc.constant('shortPage' as const), size: fc.constantFrom(1, 2) }),
 );
 
 export const step: fc.Arbitrary<Step> = fc.oneof(
@@ -376,6 +377,7 @@ function formatFault(f: FaultKind): string {
 	if (f.kind === 'rateLimit') return `429 (${formatRetryAfter(f.retryAfter)})`;
 	if (f.kind === 'serverError') return String(f.status);
 	if (f.kind === 'wrongShape') return `200 of the wrong shape (${f.body})`;
+	if (f.kind === 'shortPage') return `a page of ${f.size} while more follow`;
 	return 'ECONNRESET';
 }
 

@@ -40,7 +40,12 @@ export type FaultKind =
 	| { kind: 'serverError'; status: 500 | 502 | 503 }
 	| { kind: 'drop' }
 	/** A 200 that is not what the endpoint promises (a proxy's page, an error object, a response without id). */
-	| { kind: 'wrongShape'; body: WrongShape };
+	| { kind: 'wrongShape'; body: WrongShape }
+	/**
+	 * A page of responses holding fewer than asked while more follow, which the contract allows
+	 * (`limit` is a most): the next request for a form's responses gets at most `size`.
+	 */
+	| { kind: 'shortPage'; size: number };
 
 export type WrongShape = 'errorObject' | 'null' | 'html' | 'responseWithoutId';
 
@@ -335,8 +340,17 @@ export class SimServer {
 		};
 		this.log.push(record);
 
-		const fault = this.faults.find((f) => f.formId === undefined || f.formId === formId);
-		if (fault) {
+		const isResponses = segments.length === 3 && segments[2] === 'responses';
+		const fault = this.faults.find(
+			(f) =>
+				(f.formId === undefined || f.formId === formId) &&
+				(f.fault.kind !== 'shortPage' || isResponses),
+		);
+		let pageLimit = this.settings.pageCap;
+		if (fault?.fault.kind === 'shortPage') {
+			if (--fault.remaining <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+			pageLimit = Math.min(pageLimit, fault.fault.size);
+		} else if (fault) {
 			record.faulted = true;
 			if (--fault.remaining <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
 			if (fault.fault.kind === 'drop') {
@@ -390,7 +404,7 @@ export class SimServer {
 			return this.reply(atMs, status, { error: status === 403 ? 'Forbidden' : 'Form not found' });
 		}
 		const qs = (options.qs ?? {}) as IDataObject;
-		const page = this.page(form.id, qs);
+		const page = this.page(form.id, qs, pageLimit);
 		if (typeof page === 'string') {
 			record.status = 400;
 			return this.reply(atMs, 400, { error: page });
@@ -416,7 +430,7 @@ export class SimServer {
 			}));
 	}
 
-	private page(formId: string, qs: IDataObject): IDataObject | string {
+	private page(formId: string, qs: IDataObject, pageLimit: number): IDataObject | string {
 		const limit = qs.limit === undefined ? 100 : Number(qs.limit);
 		const offset = qs.offset === undefined ? 0 : Number(qs.offset);
 		if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return 'limit must be 1..1000';
@@ -438,7 +452,7 @@ export class SimServer {
 				const byTime = current(a).atMs - current(b).atMs;
 				return (this.settings.order === 'oldestFirst' ? byTime : -byTime) || a.seq - b.seq;
 			});
-		const size = Math.min(limit, this.settings.pageCap);
+		const size = Math.min(limit, pageLimit);
 		const slice = matched.slice(offset, offset + size);
 		const body: IDataObject = {
 			responses: slice.map(serialize),
