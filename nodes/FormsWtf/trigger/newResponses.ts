@@ -324,8 +324,12 @@ export async function pollOnce(
 	// on every poll but the one right after its own read (formsToRead), so it is read again
 	// before it is named. Any other form not reached (one form's failure or wait, or healthy
 	// reads, spent the poll) waits its turn: the next poll takes the forms unread longest first.
+	// One Form that no read was tried for: only its own probe of the service's clock (activation,
+	// a restart) can have spent the poll, which is the form's own poll without progress.
 	const holdsBackEveryForm =
-		stoppedByFailures || (stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429');
+		stoppedByFailures ||
+		(stoppedBy !== undefined && httpCodeOf(stoppedBy) === '429') ||
+		(settings.watch === 'form' && tried.size === 0);
 	for (const [formId, form] of notReached) {
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
