@@ -747,3 +747,28 @@ describe('Forms.wtf Trigger: One Form, an activation whose clock probe spends th
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a read that gets a page, then a wait longer than the poll', () => {
+	// A short page (fewer than asked while more follow) made the read ask again, and the service
+	// then asked to wait longer than the poll may: the read had emitted a response, yet the poll
+	// counted as one without progress. After 4 polls of bad answers that named the form at once,
+	// and the count, never reset, stayed silent through the next 5 polls without a page (fuzz
+	// seeds 73001 to 73003, P9).
+	it('One Form: the poll that read a page is progress, and 5 polls of waits after it are named', async () => {
+		const { server, driver } = setUp({ pageCap: 7 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 4);
+		server.inject({ kind: 'shortPage', size: 1 }, 1);
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } }, 6);
+		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+		const polls = [];
+		for (let poll = 0; poll < 10; poll++) polls.push(await driver.poll({ budgetMs: 36_000 }));
+		const withPage = polls.findIndex((p) => p.requests.some((r) => r.status === 200 && r.ids));
+		expect(withPage).toBe(4);
+		expect(polls[withPage].errors).toEqual([]);
+		expect(polls.slice(withPage + 1).every((p) => p.requests.every((r) => r.status === 429))).toBe(
+			true,
+		);
+		expect(polls.at(-1)?.errors.some((e) => e.includes('form0'))).toBe(true);
+	});
+});

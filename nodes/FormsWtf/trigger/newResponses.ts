@@ -257,10 +257,11 @@ export async function pollOnce(
 			// pulled back (movedUnder) is not: the form's responses kept moving while it read. Nor is
 			// a read of a pass that lost its place and began again, until it finds its place or
 			// completes the pass: it reads again what it had read (`lostPlace`), and a pass whose
-			// every place is edited away before the next poll would begin again for ever.
-			const answered = read.failure === undefined && read.stoppedBy === undefined;
+			// every place is edited away before the next poll would begin again for ever. A read cut
+			// by a wait it had no time for moved if it read past where it stood before the wait.
+			if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 			const moved =
-				answered &&
+				read.failure === undefined &&
 				((read.proven && !read.cut) ||
 					(!read.lostPlace &&
 						(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking)));
@@ -282,7 +283,6 @@ export async function pollOnce(
 					read.stoppedBy ??
 					(read.proven && !read.lostPlace ? undefined : keptMoving);
 				updated.failedPolls = noProgress(form, cursor, cause);
-				if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
 					failedInARow++;
