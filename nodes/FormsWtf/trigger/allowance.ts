@@ -253,16 +253,12 @@ function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): 
 
 /**
  * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with), when the first of the cut reads began, its drift, its restarts, and
- * whether it is a search's.
+ * one it resumed with) and when the first of the cut reads began; the rest as `point` has it.
  */
 function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
-	const resume: ResumePoint = { offset: point.offset, anchors: point.anchors };
+	const resume: ResumePoint = { ...point };
 	if (pageSize !== undefined) resume.pageSize = pageSize;
 	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
-	if (point.drift !== undefined) resume.drift = point.drift;
-	if (point.restarts !== undefined) resume.restarts = point.restarts;
-	if (point.searching) resume.searching = true;
 	return resume;
 }
 
