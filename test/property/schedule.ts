@@ -80,6 +80,8 @@ export type EventStep =
 	/** Visible from now, submitted `permille`/1000 of (look-back window - 1 s) ago. */
 	| { kind: 'late'; form: number; count: number; permille: number }
 	| { kind: 'update'; form: number; pick: number }
+	/** The last `count` responses of the form served (where a cut read ended, and before) updated. */
+	| { kind: 'updateServed'; form: number; count: number }
 	| { kind: 'delete'; form: number; pick: number }
 	| { kind: 'garble'; form: number; pick: number; garble: GarbleKind }
 	| { kind: 'submitGarbled'; form: number; garble: GarbleKind }
@@ -150,6 +152,14 @@ export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
 	{
 		arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }),
 		weight: 3,
+	},
+	{
+		arbitrary: fc.record({
+			kind: fc.constant('updateServed' as const),
+			form: formIndex,
+			count: fc.constantFrom(1, 4, 12, 30),
+		}),
+		weight: 1,
 	},
 	{
 		arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }),
@@ -355,6 +365,8 @@ export function formatEvent(e: EventStep, formCount = 4): string {
 			return `${e.count} late-visible on ${f(e.form)} (${e.permille}‰ of the look-back window ago)`;
 		case 'update':
 			return `update response #${e.pick} of ${f(e.form)}`;
+		case 'updateServed':
+			return `update the last ${e.count} responses of ${f(e.form)} served`;
 		case 'delete':
 			return `delete response #${e.pick} of ${f(e.form)}`;
 		case 'garble':

@@ -106,6 +106,11 @@ export type ServerEvent =
 	| { kind: 'burst'; form: number; count: number }
 	| { kind: 'late'; form: number; count: number; lateByMs: number }
 	| { kind: 'update'; form: number; pick: number }
+	/**
+	 * The respondents of the last `count` responses of this form the service served update them,
+	 * in the order served: between two polls, the responses a cut read ended on and before.
+	 */
+	| { kind: 'updateServed'; form: number; count: number }
 	| { kind: 'delete'; form: number; pick: number }
 	| { kind: 'garble'; form: number; pick: number; garble: GarbleKind }
 	| { kind: 'submitGarbled'; form: number; garble: GarbleKind }
@@ -270,6 +275,13 @@ export class SimServer {
 				response.versions.push({ n: latest.n + 1, atMs: this.now });
 				return;
 			}
+			case 'updateServed':
+				for (const response of this.lastServed(event.form, event.count)) {
+					const latest = current(response);
+					this.now = Math.max(this.now, latest.atMs) + 1;
+					response.versions.push({ n: latest.n + 1, atMs: this.now });
+				}
+				return;
 			case 'delete': {
 				const response = this.pick(event.form, event.pick);
 				if (response) response.deletedAtMs = this.now;
@@ -284,6 +296,21 @@ export class SimServer {
 				this.now += event.ms;
 				return;
 		}
+	}
+
+	/** The last `count` alive responses of a form the service served, in the order served. */
+	private lastServed(form: number, count: number): SimResponse[] {
+		const formId = this.formAt(form).id;
+		const ids: string[] = [];
+		for (const record of [...this.log].reverse()) {
+			if (ids.length >= count) break;
+			if (record.formId !== formId || !record.ids) continue;
+			ids.unshift(...record.ids.filter((id) => !ids.includes(id)));
+		}
+		return ids
+			.slice(-count)
+			.map((id) => this.responses.find((r) => r.id === id))
+			.filter((r): r is SimResponse => r !== undefined && r.deletedAtMs === undefined);
 	}
 
 	/** The alive, visible responses of a form, in creation order; `pick` chooses one of them. */
