@@ -296,6 +296,33 @@ describe('trigger state in static data', () => {
 		}
 	});
 
+	it('keeps the responses a resume point found its place by before its anchors, and drops a list that is not one of anchors', () => {
+		const cut = structuredClone(state);
+		const resume = { offset: 9, anchors: [{ id: 'r5', submittedAt: 'x' }] };
+		const earlier = [
+			{ id: 'r1', submittedAt: 'a', offset: 1 },
+			{ id: 'r3', submittedAt: 'b', offset: 3 },
+		];
+		cut.forms.f1.resume = { ...resume, earlier };
+		const staticData: IDataObject = {};
+		writeState(staticData, cut);
+		expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, earlier });
+		const odds = [
+			[],
+			'r1',
+			[{ id: 'r1', offset: 1 }],
+			[{ id: 1, submittedAt: 'a', offset: 1 }],
+			[{ id: 'r1', submittedAt: 'a' }],
+			[{ id: 'r1', submittedAt: 'a', offset: -1 }],
+			[null],
+		];
+		for (const value of odds) {
+			const odd = structuredClone(staticData);
+			((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, earlier: value };
+			expect(read(odd).state?.forms.f1.resume).toEqual(resume);
+		}
+	});
+
 	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
 		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');
 		// What the release before stored: f1 still reading the day before activation from a bare

@@ -4,10 +4,10 @@
  */
 import { isDeadlineError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
-import { Continuity, isAnchor, iterateResponses } from '../shared/transport/paging';
-import type { ResponsesQuery } from '../shared/transport/paging';
+import { Continuity, isAnchor, iterateResponses, toAnchor } from '../shared/transport/paging';
+import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
-import type { ResumePoint } from './state';
+import type { Checkpoint, ResumePoint } from './state';
 
 /**
  * Pages of responses one poll reads at most (besides the list of forms), so that a poll every
@@ -36,6 +36,9 @@ export const PAGE_OVERLAP = 3;
  * the anchors further back: the read then looks for them from offset 0 (see resumeAfter).
  */
 const RESUME_OVERLAP = 25;
+
+/** How many responses read before its anchors a resume point keeps (ResumePoint.earlier). */
+const CHECKPOINTS = 8;
 
 function resumeOverlap(pageSize: number | undefined): number {
 	if (pageSize === undefined) return RESUME_OVERLAP;
@@ -107,8 +110,10 @@ export class PollAllowance {
 		const offset = start ? resumeAt(start) : 0;
 		// A read from the start of `since` has nothing before it to miss: it proves itself page by
 		// page, whether or not it comes upon where the pass it goes on from had got to.
-		const continuity = new Continuity(PAGE_OVERLAP, offset === 0 ? [] : start?.anchors);
+		const place = start ? [...(start.earlier ?? []), ...start.anchors] : [];
+		const continuity = new Continuity(PAGE_OVERLAP, offset === 0 ? [] : place);
 		let foundPlace = false;
+		const pageStarts: Checkpoint[] = [];
 		let cut = false;
 		let startedAtMs = start?.startedAtMs;
 		// Without a Date header, the host's clock when the read was asked stands in for the service's.
@@ -136,12 +141,15 @@ export class PollAllowance {
 					gotPage = true;
 					startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
 					endOfPage = pageOffset + page.responses.length;
-					if (page.responses.length) pageSize = page.responses.length;
+					if (page.responses.length) {
+						pageSize = page.responses.length;
+						pageStarts.push({ ...toAnchor(page.responses[0]), offset: pageOffset });
+					}
 					// From a point a search set (where the anchors are is not known), no drift is measured.
 					if (start && !start.searching && drift === undefined)
 						drift = driftOf(page.responses, pageOffset, start);
 					foundPlace ||= page.responses.some((response) =>
-						start?.anchors.some((anchor) => isAnchor(response, anchor)),
+						place.some((anchor) => isAnchor(response, anchor)),
 					);
 				},
 			},
@@ -175,6 +183,7 @@ export class PollAllowance {
 						drift,
 						pushedOn,
 						foundPlace,
+						pageStarts,
 					)
 				: again(start),
 			pageSize ?? start?.pageSize,
@@ -201,16 +210,16 @@ export class PollAllowance {
 /**
  * Where a read that goes on from this one starts: a proven read goes on from its end, and so
  * does one cut while looking for anchors pushed on ahead of it (see Continuity.pushedOn), still
- * looking for them. One that did not find the anchors it resumed from lost them to updates or
- * deletions before them, which
- * pull responses to earlier offsets by any number of places: the next read looks for the same
- * anchors, in every page, from a page before where this one began (a few edits between two
- * polls), a page further back each time, down to offset 0. A read from 0 needs no anchor before
- * it: it goes on from its end like any proven read, and when it did not come upon them either
- * (they were updated or deleted themselves) the pass began again, which it counts until a read
- * finds its place (`restarts`). Looking from 0 at once outran a poll's reading on a long read,
- * which then began again for ever. One that found them but missed a later boundary (edits
- * while it read) reads again from where it began.
+ * looking for them. One that did not find the anchors it resumed from, nor a response read
+ * before them (`earlier`), lost them to updates or deletions before them, which pull responses
+ * to earlier offsets by any number of places: the next read looks for them, in every page, from
+ * a page before where this one began (a few edits between two polls), a page further back each
+ * time, down to offset 0. A read from 0 needs no anchor before it: it goes on from its end like
+ * any proven read, and when it did not come upon them either (all of them were updated or
+ * deleted themselves) the pass began again, which it counts until a read finds its place
+ * (`restarts`). Looking from 0 at once outran a poll's reading on a long
+ * read, which then began again for ever. One that found them but missed a later boundary
+ * (edits while it read) reads again from where it began.
  */
 function resumeAfter(
 	start: ResumePoint | undefined,
@@ -220,10 +229,14 @@ function resumeAfter(
 	drift: number | undefined,
 	pushedOn: boolean,
 	foundPlace: boolean,
+	pageStarts: Checkpoint[],
 ): ResumePoint {
 	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
 		if (drift !== undefined && drift > 0) point.drift = drift;
+		// Only a proven read's pages lie where the pass has read everything before them.
+		const earlier = checkpoints(start, continuity.proven ? pageStarts : [], point, pageSize);
+		if (earlier.length) point.earlier = earlier;
 		// Proven without finding its place, it read from the start: the pass began again.
 		const restarts = foundPlace || !start?.anchors.length ? 0 : (start.restarts ?? 0) + 1;
 		if (restarts) point.restarts = restarts;
@@ -231,12 +244,49 @@ function resumeAfter(
 	}
 	if (continuity.resumed || !start) return again(start);
 	const further: ResumePoint = {
+		...start,
 		offset: Math.max(0, resumeAt(start) - (pageSize ?? RESUME_OVERLAP)),
-		anchors: start.anchors,
 		searching: true,
 	};
-	if (start.restarts) further.restarts = start.restarts;
+	delete further.drift;
 	return further;
+}
+
+/**
+ * The responses read before the new anchors that the next read may also find its place by
+ * (ResumePoint.earlier), chosen from those the last point kept, its anchors, and the first
+ * response of each page this read got: the ones nearest a page, two, four ... back from where
+ * it ends, so that a few edits near where the pass stands leave one a short search away, and
+ * many leave one further back.
+ */
+function checkpoints(
+	start: ResumePoint | undefined,
+	pageStarts: Checkpoint[],
+	point: ResumePoint,
+	pageSize: number | undefined,
+): Checkpoint[] {
+	const before = point.offset - point.anchors.length;
+	const lastAnchors = (start?.anchors ?? []).map((anchor, i, all) => ({
+		...anchor,
+		offset: Math.max(0, (start?.offset ?? 0) - all.length + i),
+	}));
+	const candidates: Checkpoint[] = [];
+	for (const candidate of [...(start?.earlier ?? []), ...lastAnchors, ...pageStarts]) {
+		const same = (other: Anchor) =>
+			other.id === candidate.id && other.submittedAt === candidate.submittedAt;
+		if (candidate.offset < before && !point.anchors.some(same) && !candidates.some(same))
+			candidates.push(candidate);
+	}
+	const chosen: Checkpoint[] = [];
+	for (let k = 0; k < CHECKPOINTS && candidates.length; k++) {
+		const target = point.offset - Math.max(1, pageSize ?? 1) * 2 ** k;
+		let nearest = 0;
+		for (let i = 1; i < candidates.length; i++)
+			if (Math.abs(candidates[i].offset - target) < Math.abs(candidates[nearest].offset - target))
+				nearest = i;
+		chosen.push(...candidates.splice(nearest, 1));
+	}
+	return chosen.sort((a, b) => a.offset - b.offset);
 }
 
 /**

@@ -157,6 +157,21 @@ export interface ResumePoint {
 	 * anchors again, and the two alternated for ever.
 	 */
 	searching?: true;
+	/**
+	 * Responses this pass read before its anchors, in the version read, where they were read:
+	 * a page, two, four ... back (oldest first). The order holds still but for edits, so everything before a response a
+	 * proven read handled was handled too, or is newer than the pass and read by the next one: a
+	 * page holding one of them shows where the pass had been as well as an anchor does. When
+	 * edits took every anchor away, the search finds one of these a page or so back, where
+	 * without them the pass began again from the start, and a few edits every 20 polls made it
+	 * go round for ever.
+	 */
+	earlier?: Checkpoint[];
+}
+
+/** A response a pass read (see ResumePoint.earlier), at the offset it was read at. */
+export interface Checkpoint extends Anchor {
+	offset: number;
 }
 
 /**
@@ -401,22 +416,42 @@ export function startedAt(atMs: number, lookBackMs: number): FormCursor {
 function readResume(value: unknown): ResumePoint | undefined {
 	if (!isPlainObject(value)) return undefined;
 	const { offset, anchors } = value as IDataObject;
-	if (!isCount(offset) || !Array.isArray(anchors)) return undefined;
-	const read: Anchor[] = [];
-	for (const anchor of anchors as unknown[]) {
-		if (!isPlainObject(anchor)) return undefined;
-		const { id, submittedAt } = anchor as IDataObject;
-		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
-		read.push({ id, submittedAt });
-	}
-	const { startedAtMs, pageSize, drift, restarts, searching } = value as IDataObject;
+	const read = readAnchors(anchors);
+	if (!isCount(offset) || read === undefined) return undefined;
+	const { startedAtMs, pageSize, drift, restarts, searching, earlier } = value as IDataObject;
 	const resume: ResumePoint = { offset, anchors: read };
 	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
 	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
 	if (isCount(drift) && drift > 0) resume.drift = drift;
 	if (isCount(restarts) && restarts > 0) resume.restarts = restarts;
 	if (searching === true) resume.searching = true;
+	const checkpoints = readCheckpoints(earlier);
+	if (checkpoints?.length) resume.earlier = checkpoints;
 	return resume;
+}
+
+function readCheckpoints(value: unknown): Checkpoint[] | undefined {
+	const anchors = readAnchors(value);
+	if (!anchors) return undefined;
+	const read: Checkpoint[] = [];
+	for (const [i, anchor] of anchors.entries()) {
+		const { offset } = (value as IDataObject[])[i];
+		if (!isCount(offset)) return undefined;
+		read.push({ ...anchor, offset });
+	}
+	return read;
+}
+
+function readAnchors(value: unknown): Anchor[] | undefined {
+	if (!Array.isArray(value)) return undefined;
+	const read: Anchor[] = [];
+	for (const anchor of value as unknown[]) {
+		if (!isPlainObject(anchor)) return undefined;
+		const { id, submittedAt } = anchor as IDataObject;
+		if (typeof id !== 'string' || typeof submittedAt !== 'string') return undefined;
+		read.push({ id, submittedAt });
+	}
+	return read;
 }
 
 function readChoice(value: unknown): NewestChoice | undefined {

@@ -207,7 +207,7 @@ function keyOf(anchor: Anchor): string {
 	return `${anchor.id}\u0000${anchor.submittedAt}`;
 }
 
-function toAnchor(response: FormResponse): Anchor {
+export function toAnchor(response: FormResponse): Anchor {
 	return { id: response.id, submittedAt: String(response.submittedAt) };
 }
 
