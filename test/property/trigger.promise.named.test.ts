@@ -772,3 +772,39 @@ describe('Forms.wtf Trigger: a read that gets a page, then a wait longer than th
 		expect(polls.at(-1)?.errors.some((e) => e.includes('form0'))).toBe(true);
 	});
 });
+
+describe("Forms.wtf Trigger: a burst pushes a cut read's anchors on", () => {
+	// Fuzz seeds 72001 and 53004 (P8), as they shrank: newest first, pages of 2, a burst of 20 at
+	// the top between the first two pages of the read after activation. That read was cut where
+	// the burst had pushed its anchors on; the next did not find them where it looked, searched a
+	// page back a poll, and the backlog of 84 took 21 polls to drain, beyond the bound of 16. With
+	// the responses a resume point keeps from before its anchors (ResumePoint.earlier), the first
+	// search page holds one of them, and the read goes on from there within the same poll.
+	it('newest first, pages of 2, a burst bigger than a page between two pages of a read: the backlog drains within the bound', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				lookBackMinutes: 1,
+				order: 'newestFirst',
+				pageCap: 2,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [7],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'submit', form: 0, count: 5, gapMs: 1 },
+				{ kind: 'late', form: 0, count: 1, permille: 0 },
+				{ kind: 'burst', form: 0, count: 18 },
+				{ kind: 'submit', form: 0, count: 10, gapMs: 1 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'burst', form: 0, count: 11 },
+				{ kind: 'submitGarbled', form: 0, garble: 'null' },
+				{ kind: 'during', afterRequests: 1, event: { kind: 'burst', form: 0, count: 20 } },
+				{ kind: 'submit', form: 0, count: 11, gapMs: 1 },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
