@@ -808,3 +808,55 @@ describe("Forms.wtf Trigger: a burst pushes a cut read's anchors on", () => {
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a form named for responses that kept moving, then denied', () => {
+	// Fuzz seed 76001 (P9), as it shrank. All Forms; form0's responses are updated before each of
+	// 19 polls that read one page, and the 5th poll of reads that lose their place names it "kept
+	// moving" (poll 19, which got pages). Then form0 answers 403 on three polls and 500 on two: 5
+	// polls without a page, and no error named it. The report for the edits stood in for them
+	// (a form is reported again only 60 polls later), so the user was never told the form was now
+	// denied. A report for responses that kept moving no longer stands in for polls that get no
+	// page (FormCursor.failureReportedFor). Older than this stop; the fuzzer's updateServed event
+	// reached it.
+	it('the polls that get no page after it are reported with their own cause', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'allForms',
+				formCount: 2,
+				version: 1,
+				lookBackMinutes: 0,
+				newestCount: 1,
+				order: 'oldestFirst',
+				pageCap: 3,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [4, 3],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 1, count: 1, gapMs: 1 },
+				},
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'updateServed', form: 1, count: 12 },
+				{ kind: 'churn', form: 0, edit: 'update', polls: 19, budget: 'tiny' },
+				{ kind: 'deny', form: 0, status: 403, times: 2 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'deny', form: 0, status: 403, times: 1 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 6, form: 0 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'poll', budget: '1s' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+		const denied = trace.polls.findIndex((p) => p.requests.some((r) => r.status === 403));
+		expect(trace.polls[denied].errors.some((e) => e.includes('Access to form "Form 0"'))).toBe(
+			true,
+		);
+	});
+});

@@ -63,6 +63,8 @@ const keptMoving = new Error(
 export interface FormFailure {
 	formId: string;
 	error: Error;
+	/** It names a form whose responses kept moving (see FormCursor.failureReportedFor). */
+	keptMoving: boolean;
 }
 
 /**
@@ -146,8 +148,9 @@ export async function pollOnce(
 			failedPolls >= reportedFrom &&
 			(reportedAt === undefined ||
 				reportedAt < reportedFrom ||
+				(cursor.failureReportedFor === 'keptMoving' && cause !== keptMoving) ||
 				failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-		if (due) failingForms.push({ formId: form.id, error });
+		if (due) failingForms.push({ formId: form.id, error, keptMoving: cause === keptMoving });
 		return failedPolls;
 	};
 	const readForms = async (
@@ -268,6 +271,7 @@ export async function pollOnce(
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
+				delete updated.failureReportedFor;
 				failedInARow = 0;
 			} else if (
 				read.proven ||

@@ -9,7 +9,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
-import type { TriggerState } from './state';
+import type { FormCursor, TriggerState } from './state';
 import { readState, startedAt, unlessAlreadyPolling, writeState } from './state';
 import { activate, followSelection, serviceClock } from './activation';
 import { PollAllowance } from './allowance';
@@ -75,9 +75,14 @@ export async function pollResponses(
 			}
 			const { items, next, failingForms } = outcome;
 			delete next.failures;
-			for (const { formId } of failingForms) {
-				const cursor = next.forms[formId];
-				next.forms[formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
+			for (const { formId, keptMoving } of failingForms) {
+				const cursor: FormCursor = {
+					...next.forms[formId],
+					failureReportedAt: next.forms[formId].failedPolls,
+				};
+				if (keptMoving) cursor.failureReportedFor = 'keptMoving';
+				else delete cursor.failureReportedFor;
+				next.forms[formId] = cursor;
 			}
 			if (!commit(next)) return null;
 			for (const { error } of failingForms) reportFailingForm(context, error);

@@ -125,6 +125,12 @@ export interface FormCursor {
 	failedPolls?: number;
 	/** The value of `failedPolls` when the failures were last reported as an error of the workflow. */
 	failureReportedAt?: number;
+	/**
+	 * Set when that report named a form whose responses kept moving (its reads got pages but lost
+	 * their place): it does not stand in for polls that then get no page at all (a denial, a
+	 * failing service, no time), which are reported as soon as they come, with their cause.
+	 */
+	failureReportedFor?: 'keptMoving';
 }
 
 /** A read cut short: where to go on, and what must be found there (see Continuity). */
@@ -398,6 +404,7 @@ function repairCursor(
 	if (isCount(raw.choiceStalls)) cursor.choiceStalls = raw.choiceStalls;
 	if (isCount(raw.failedPolls)) cursor.failedPolls = raw.failedPolls;
 	if (isCount(raw.failureReportedAt)) cursor.failureReportedAt = raw.failureReportedAt;
+	if (raw.failureReportedFor === 'keptMoving') cursor.failureReportedFor = 'keptMoving';
 	return { repaired: cursor, problem: problems.length ? problems.join('; ') : undefined };
 }
 
