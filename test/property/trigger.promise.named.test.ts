@@ -860,3 +860,78 @@ describe('Forms.wtf Trigger: a form named for responses that kept moving, then d
 		);
 	});
 });
+
+describe('Forms.wtf Trigger: one short page of one response', () => {
+	// Fuzz seed 76002 (P2b), as it shrank. A service of pages of 7 answers one page with a single
+	// response while more follow (the contract's limit is a maximum). The walk took the boundary
+	// after a page of one response on trust (no room for an overlap), and an update between the
+	// two pages moved the response it had read to the end: the next page, asked from after it,
+	// started past the response that took its place, and r0002's dated version was never emitted.
+	// After a page of one response the next page now starts at it, once, so that boundary is
+	// proven too (paging.ts); only a service that serves one response a page has its boundaries
+	// taken on trust. Older than this stop; the short-page fault reached it.
+	it('an update between it and the next page loses nothing', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				lookBackMinutes: 0,
+				newestCount: 1,
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [1],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 3 },
+				{ kind: 'submitGarbled', form: 0, garble: 'null' },
+				{ kind: 'during', afterRequests: 4, event: { kind: 'update', form: 0, pick: 0 } },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'updateServed', form: 0, count: 1 },
+				{ kind: 'advance', ms: 61_000 },
+				{ kind: 'poll', budget: 'default' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
+
+describe('Forms.wtf Trigger: a read that gets a page, then a failure', () => {
+	// Fuzz seed 76003 (P9), as it shrank. Selected Forms, form0 alone: denied on three polls, then
+	// a poll reads one page (a short page of one response, emitted) and the next request fails (an
+	// answer of the wrong shape). That poll was counted as one without progress and named the
+	// form (its 5th), and its run went on: the next 5 polls got no page and nobody was told (a
+	// report stands for 60 polls). Two causes: the boundary crossed for the failed request counted
+	// as one not proven (Continuity.abandonBoundary now takes it back), and a failed read went on
+	// from where it had begun, not from where it got to. A read that reads past where it stood and
+	// then fails now moved, as one cut by a wait does: the next poll goes on from there, and a new
+	// run of polls without a page is named by its 5th. Older than this stop.
+	it('moved: the run of polls without a page after it is named by its 5th', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'selectedForms',
+				selected: [0],
+				version: 1,
+				lookBackMinutes: 0,
+				newestCount: 1,
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 5 },
+				{ kind: 'fault', fault: { kind: 'wrongShape', body: 'errorObject' }, times: 5, form: 0 },
+				{ kind: 'deny', form: 0, status: 403, times: 4 },
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 8, budget: 'default' },
+				{ kind: 'deny', form: 0, status: 403, times: 1 },
+				{ kind: 'poll', budget: 'default' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});

@@ -287,6 +287,27 @@ describe('paging: the continuity proof of a walk by offset', () => {
 		});
 	});
 
+	it('a boundary whose page never came is taken back; one a page came after, or the one a walk resumed from, stays', () => {
+		const failed = new Continuity(1);
+		failed.observe([at('a'), at('b')]);
+		failed.crossBoundary();
+		failed.abandonBoundary();
+		expect(failed.proven).toBe(true);
+		expect(failed.anchors.map((anchor) => anchor.id)).toEqual(['a', 'b']);
+
+		const answered = new Continuity(1);
+		answered.observe([at('a'), at('b')]);
+		answered.crossBoundary();
+		answered.observe([at('x'), at('y')]);
+		answered.abandonBoundary();
+		expect(answered.proven).toBe(false);
+
+		const resumed = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
+		resumed.abandonBoundary();
+		expect(resumed.proven).toBe(false);
+		expect(resumed.resumed).toBe(false);
+	});
+
 	it('a resumed walk that found its anchors but misses a later boundary is resumed all the same', () => {
 		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
 		continuity.observe([at('k'), at('l')]);

@@ -166,6 +166,7 @@ export class PollAllowance {
 			(error: unknown) => error ?? new Error('The read failed'),
 		);
 		let stoppedBy: unknown;
+		if (failure !== undefined) continuity.abandonBoundary();
 		if (failure !== undefined && isDeadlineError(failure)) {
 			this.spent = true;
 			cut = true;

@@ -222,13 +222,13 @@ export async function pollOnce(
 				startedAtMs: read.startedAtMs,
 			};
 			let updated: FormCursor;
-			if (read.failure !== undefined) {
-				// What it read is remembered, and it is read again from where it was on the next poll.
-				updated = rememberHandled(cursor, readOfForm, cursor.resume ?? { offset: 0, anchors: [] });
-				if (!cursor.resume) delete updated.resume;
-			} else if (read.cut || !read.proven) {
-				// Cut short, or responses before where it went on were deleted or moved (see resumeAfter).
+			if (read.failure !== undefined || read.cut || !read.proven) {
+				// Cut short, failed after what it read, or responses before where it went on were
+				// deleted or moved (see resumeAfter): what it read is remembered, and the next poll goes
+				// on from where it got to, as proven as its pages were.
 				updated = rememberHandled(cursor, readOfForm, read.resume);
+				// One that failed before its first page stays as it was.
+				if (read.failure !== undefined && !cursor.resume && read.end === 0) delete updated.resume;
 			} else if (choosing) {
 				updated = {
 					...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }),
@@ -261,18 +261,22 @@ export async function pollOnce(
 			// a read of a pass that lost its place and began again, until it finds its place or
 			// completes the pass: it reads again what it had read (`lostPlace`), and a pass whose
 			// every place is edited away before the next poll would begin again for ever. A read cut
-			// by a wait it had no time for moved if it read past where it stood before the wait.
+			// by a wait it had no time for, or by a failure, moved if it read past where it stood
+			// before: the user got its responses, and the next poll goes on from there.
 			if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
 			const moved =
-				read.failure === undefined &&
-				((read.proven && !read.cut) ||
-					(!read.lostPlace &&
-						(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking)));
+				(read.failure === undefined && read.proven && !read.cut) ||
+				(!read.lostPlace && (read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				delete updated.failureReportedFor;
-				failedInARow = 0;
+				if (read.failure === undefined) failedInARow = 0;
+				// A struggling service still ends the poll's reading (MAX_FAILED_READS_IN_A_ROW).
+				else if (isTransientError(read.failure)) {
+					failedInARow++;
+					lastFailure = read.failure;
+				}
 			} else if (
 				read.proven ||
 				read.failure !== undefined ||

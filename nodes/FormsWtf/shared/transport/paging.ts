@@ -117,6 +117,8 @@ export class Continuity {
 	private order: 1 | -1 | undefined;
 	/** Since the pending boundary, every page held responses, all of them before it (pushedOn). */
 	private allBeforeBoundary = false;
+	/** A page came after the pending boundary was crossed. */
+	private answered = false;
 
 	constructor(
 		/** How many responses before the end of the last page the next page starts. */
@@ -157,6 +159,7 @@ export class Continuity {
 
 	/** Every page as the server sent it, repeats included. */
 	observe(responses: FormResponse[]): void {
+		this.answered = true;
 		this.order ??= orderOf(responses);
 		if (
 			this.pending &&
@@ -187,7 +190,16 @@ export class Continuity {
 		if (!this.pending && this.lastRead.length) {
 			this.pending = this.lastRead;
 			this.allBeforeBoundary = true;
+			this.answered = false;
 		}
+	}
+
+	/**
+	 * The page asked for across the last boundary never came (its request failed, or the walk
+	 * stopped): that boundary was not crossed, and what was read before it stays proven.
+	 */
+	abandonBoundary(): void {
+		if (this.pending && !this.resumePending && !this.answered) this.pending = undefined;
 	}
 }
 
@@ -317,6 +329,8 @@ export async function* iterateResponses(
 	/** How many responses the last page used held, and how far before its end the next page starts. */
 	let lastLength = MAX_PAGE_SIZE;
 	let back = 0;
+	/** Pages of one response in a row, the last one included. */
+	let onePagesInRow = 0;
 	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
 	let endOfLastPage = options.startOffset ?? 0;
 	let lastIdRead: string | undefined;
@@ -333,15 +347,25 @@ export async function* iterateResponses(
 	const requestNext = (): void => {
 		back = 0;
 		if (continuity) {
-			// The next page starts inside the last one, which must hold more than the overlap. After
-			// a page of one response there is no room for a proof: such a boundary is taken on
-			// trust (the README's limits), since refusing it would never let the walk end. Small
+			// The next page starts inside the last one, which must hold more than the overlap. Small
 			// pages overlap by a quarter at most, so that each request still moves the walk on by
-			// most of a page.
-			back = Math.max(
-				0,
-				Math.min(continuity.overlap, Math.ceil(lastLength / 4), lastLength - 1, endOfLastPage),
-			);
+			// most of a page. After a page of one response the only proof is to read it again: the
+			// next page starts at it, once. A server that serves one response a page serves that one
+			// again, and from then on such boundaries are taken on trust (the README's limits), since
+			// refusing them would never let the walk end; one short page among longer ones no longer
+			// leaves the boundary after it unproven.
+			back =
+				lastLength === 1 && onePagesInRow < 2
+					? 1
+					: Math.max(
+							0,
+							Math.min(
+								continuity.overlap,
+								Math.ceil(lastLength / 4),
+								lastLength - 1,
+								endOfLastPage,
+							),
+						);
 			if (back > 0) continuity.crossBoundary();
 		}
 		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));
@@ -424,6 +448,7 @@ export async function* iterateResponses(
 			// A page that ends inside what was read (a server serving fewer than the overlap) moves nothing back.
 			endOfLastPage = Math.max(endOfLastPage, offset + page.responses.length);
 			lastLength = page.responses.length;
+			onePagesInRow = lastLength === 1 ? onePagesInRow + 1 : 0;
 			lastIdRead = page.responses[page.responses.length - 1].id;
 			if (!inFlight.length) {
 				if (options.shouldStop?.()) {
