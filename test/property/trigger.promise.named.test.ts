@@ -935,3 +935,31 @@ describe('Forms.wtf Trigger: a read that gets a page, then a failure', () => {
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a search for a lost place, with time for many pages', () => {
+	// Fuzz seed 75001 (P8), as it shrank. One Form, oldest first, pages of 2: 24 responses read one
+	// page a poll, then every one of them updated (they move to the end, all in their new version).
+	// The cut read's place and every response kept from before it are gone; each search read
+	// looked a page further back and read on to the end, so with time for many pages a poll the
+	// 24 updates took 13 polls to come, beyond the bound of 12. A search now looks back as far as
+	// the last one read, so it reaches the start in a few polls.
+	it('every response read so far updated: the updates come within the bound', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				lookBackMinutes: 0,
+				pageCap: 2,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [1],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 24, budget: 'tiny' },
+				{ kind: 'updateServed', form: 0, count: 30 },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});

@@ -214,11 +214,11 @@ export class PollAllowance {
  * looking for them. One that did not find the anchors it resumed from, nor a response read
  * before them (`earlier`), lost them to updates or deletions before them, which pull responses
  * to earlier offsets by any number of places: the next read looks for them, in every page, from
- * a page before where this one began (a few edits between two polls), a page further back each
- * time, down to offset 0. A read from 0 needs no anchor before it: it goes on from its end like
- * any proven read, and when it did not come upon them either (all of them were updated or
- * deleted themselves) the pass began again, which it counts until a read finds its place
- * (`restarts`). Looking from 0 at once outran a poll's reading on a long
+ * a page before where this one began (a few edits between two polls), then each time as many
+ * places further back as the last search read, down to offset 0. A read from 0 needs no anchor before
+ * it: it goes on from its end like any proven read, and when it did not come upon them either
+ * (all of them were updated or deleted themselves) the pass began again, which it counts until
+ * a read finds its place (`restarts`). Looking from 0 at once outran a poll's reading on a long
  * read, which then began again for ever. One that found them but missed a later boundary
  * (edits while it read) reads again from where it began.
  */
@@ -244,9 +244,14 @@ function resumeAfter(
 		return point;
 	}
 	if (continuity.resumed || !start) return again(start);
+	// The first search starts a page back; each next one reads the places just before those the
+	// last one read, as many as it read, so that a poll with time for many pages reaches the start
+	// in a few polls.
+	const from = resumeAt(start);
+	const page = pageSize ?? RESUME_OVERLAP;
 	const further: ResumePoint = {
 		...start,
-		offset: Math.max(0, resumeAt(start) - (pageSize ?? RESUME_OVERLAP)),
+		offset: Math.max(0, from - (start.searching ? Math.max(page, end - from) : page)),
 		searching: true,
 	};
 	delete further.drift;
