@@ -12,6 +12,16 @@ import type { IDataObject } from 'n8n-workflow';
 import type { SimServer } from '../sim/server';
 import { aliveIds, cursorOf, MINUTE, setUp, timesEmitted } from './named';
 
+/**
+ * One Form, Every Response Since a Date (7 days ago), oldest first, `count` responses in the
+ * last hour (a second apart), pages of 5 at 100 ms.
+ */
+function backlogOfOneForm(count: number): ReturnType<typeof setUp> {
+	const setup = setUp({ version: 2, pageCap: 5, requestMs: 100, sinceAgoMs: 7 * 24 * 3_600_000 });
+	setup.server.seed(0, count, 60 * MINUTE, 1_000);
+	return setup;
+}
+
 describe('Forms.wtf Trigger, review 6: a checkpoint without a date', () => {
 	// REPRO: One Form, Every Response Since a Date (7 days ago), oldest first, 40 responses in the
 	// last hour, pages of 5 at 100 ms, one page a poll (a 1 ms budget); r0009 is served without a
@@ -37,13 +47,7 @@ describe('Forms.wtf Trigger, review 6: a checkpoint without a date', () => {
 	it.failing(
 		'One Form, oldest first, pages of 5, an undated checkpoint updated (still undated) with the 4 anchors, then a read to the end (undated checkpoint): every response comes',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 40, 60 * MINUTE, 1_000);
+			const { server, driver } = backlogOfOneForm(40);
 			server.apply({ kind: 'garble', form: 0, pick: 8, garble: 'null' });
 			const errors: string[] = [];
 			for (let poll = 0; poll < 12; poll++) {
@@ -100,13 +104,7 @@ describe('Forms.wtf Trigger, review 6: checkpoints at the start make a pass begu
 	it.failing(
 		'One Form, oldest first, pages of 5 read one a poll, the anchors and the checkpoints past offset 8 updated every 20 polls (checkpoints at the start): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 200, 60 * MINUTE, 1_000);
+			const { server, driver } = backlogOfOneForm(200);
 			const errors: string[] = [];
 			for (let poll = 0; poll < 230; poll++) {
 				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
