@@ -283,7 +283,7 @@ describe('trigger state in static data', () => {
 		expect(read(staticData).state?.forms.f1.resume).toEqual(cut.forms.f1.resume);
 	});
 
-	it.each(['drift', 'restarts'] as const)(
+	it.each(['drift', 'restarts', 'reached'] as const)(
 		"keeps a cut read's %s, and drops one that is not a positive whole number",
 		(field) => {
 			const cut = structuredClone(state);

@@ -218,7 +218,7 @@ export class PollAllowance {
  * places further back as the last search read, down to offset 0. A read from 0 needs no anchor before
  * it: it goes on from its end like any proven read, and when it did not come upon them either
  * (all of them were updated or deleted themselves) the pass began again, which it counts until
- * a read finds its place (`restarts`). Looking from 0 at once outran a poll's reading on a long
+ * a read gets back to where the pass had been (`restarts`, `reached`). Looking from 0 at once outran a poll's reading on a long
  * read, which then began again for ever. One that found them but missed a later boundary
  * (edits while it read) reads again from where it began.
  */
@@ -238,9 +238,15 @@ function resumeAfter(
 		// Only a proven read's pages lie where the pass has read everything before them.
 		const earlier = checkpoints(start, continuity.proven ? pageStarts : [], point, pageSize);
 		if (earlier.length) point.earlier = earlier;
-		// Proven without finding its place, it read from the start: the pass began again.
-		const restarts = foundPlace || !start?.anchors.length ? 0 : (start.restarts ?? 0) + 1;
-		if (restarts) point.restarts = restarts;
+		if (!foundPlace && start?.anchors.length) {
+			// Proven without finding its place, it read from the start: the pass began again.
+			point.restarts = (start.restarts ?? 0) + 1;
+			point.reached = placeReached(start);
+		} else if (start?.restarts && end < (start.reached ?? 0)) {
+			// Short of where the pass had been, it read again what was read, whatever place it found.
+			point.restarts = start.restarts;
+			point.reached = start.reached;
+		}
 		return point;
 	}
 	if (continuity.resumed || !start) return again(start);
@@ -253,17 +259,28 @@ function resumeAfter(
 		...start,
 		offset: Math.max(0, from - (start.searching ? Math.max(page, end - from) : page)),
 		searching: true,
+		reached: placeReached(start),
 	};
 	delete further.drift;
 	return further;
 }
 
+/** How far the pass had read when a read lost its place (a search point stands before it). */
+function placeReached(start: ResumePoint): number {
+	return start.searching
+		? (start.reached ?? start.offset)
+		: Math.max(start.reached ?? 0, start.offset);
+}
+
 /**
  * The responses read before the new anchors that the next read may also find its place by
- * (ResumePoint.earlier), chosen from those the last point kept, its anchors, and the first
- * response of each page this read got: the ones nearest a page, two, four ... back from where
- * it ends, so that a few edits near where the pass stands leave one a short search away, and
- * many leave one further back.
+ * (ResumePoint.earlier), chosen from those the last point kept, its anchors (where they were
+ * read: not a search point's), and the first response of each page this read got: the ones
+ * nearest a page, two, four ... back from where it ends, so that a few edits near where the
+ * pass stands leave one a short search away, and many leave one further back. Only dated ones:
+ * an undated response updated and still undated would look unchanged where its update moved it.
+ * None for places before the start, or the first responses of the pass would stay for ever and
+ * make a read that began again look as if it had found its place.
  */
 function checkpoints(
 	start: ResumePoint | undefined,
@@ -272,20 +289,29 @@ function checkpoints(
 	pageSize: number | undefined,
 ): Checkpoint[] {
 	const before = point.offset - point.anchors.length;
-	const lastAnchors = (start?.anchors ?? []).map((anchor, i, all) => ({
-		...anchor,
-		offset: Math.max(0, (start?.offset ?? 0) - all.length + i),
-	}));
+	const lastAnchors =
+		start && !start.searching
+			? start.anchors.map((anchor, i, all) => ({
+					...anchor,
+					offset: Math.max(0, start.offset - all.length + i),
+				}))
+			: [];
 	const candidates: Checkpoint[] = [];
 	for (const candidate of [...(start?.earlier ?? []), ...lastAnchors, ...pageStarts]) {
 		const same = (other: Anchor) =>
 			other.id === candidate.id && other.submittedAt === candidate.submittedAt;
-		if (candidate.offset < before && !point.anchors.some(same) && !candidates.some(same))
+		if (
+			candidate.offset < before &&
+			!Number.isNaN(Date.parse(candidate.submittedAt)) &&
+			!point.anchors.some(same) &&
+			!candidates.some(same)
+		)
 			candidates.push(candidate);
 	}
 	const chosen: Checkpoint[] = [];
 	for (let k = 0; k < CHECKPOINTS && candidates.length; k++) {
 		const target = point.offset - Math.max(1, pageSize ?? 1) * 2 ** k;
+		if (target < 0) break;
 		let nearest = 0;
 		for (let i = 1; i < candidates.length; i++)
 			if (Math.abs(candidates[i].offset - target) < Math.abs(candidates[nearest].offset - target))

@@ -173,6 +173,14 @@ export interface ResumePoint {
 	 * go round for ever.
 	 */
 	earlier?: Checkpoint[];
+	/**
+	 * How far the pass had read when a read last lost its place (set on a search point, and while
+	 * `restarts` is). A pass begun again reads what it had read until it gets there, whatever
+	 * place it finds on the way, so only getting there (or completing the pass) ends the count of
+	 * restarts: the place a read from the start set itself did, and a pass whose every place was
+	 * edited away every 20 polls went round for ever, unnamed.
+	 */
+	reached?: number;
 }
 
 /** A response a pass read (see ResumePoint.earlier), at the offset it was read at. */
@@ -425,13 +433,15 @@ function readResume(value: unknown): ResumePoint | undefined {
 	const { offset, anchors } = value as IDataObject;
 	const read = readAnchors(anchors);
 	if (!isCount(offset) || read === undefined) return undefined;
-	const { startedAtMs, pageSize, drift, restarts, searching, earlier } = value as IDataObject;
+	const { startedAtMs, pageSize, drift, restarts, searching, earlier, reached } =
+		value as IDataObject;
 	const resume: ResumePoint = { offset, anchors: read };
 	if (isFiniteNumber(startedAtMs)) resume.startedAtMs = startedAtMs;
 	if (isCount(pageSize) && pageSize > 0) resume.pageSize = pageSize;
 	if (isCount(drift) && drift > 0) resume.drift = drift;
 	if (isCount(restarts) && restarts > 0) resume.restarts = restarts;
 	if (searching === true) resume.searching = true;
+	if (isCount(reached) && reached > 0) resume.reached = reached;
 	const checkpoints = readCheckpoints(earlier);
 	if (checkpoints?.length) resume.earlier = checkpoints;
 	return resume;
