@@ -815,9 +815,9 @@ describe('Forms.wtf Trigger: a form named for responses that kept moving, then d
 	// moving" (poll 19, which got pages). Then form0 answers 403 on three polls and 500 on two: 5
 	// polls without a page, and no error named it. The report for the edits stood in for them
 	// (a form is reported again only 60 polls later), so the user was never told the form was now
-	// denied. A report for responses that kept moving no longer stands in for polls that get no
-	// page (FormCursor.failureReportedFor). Older than this stop; the fuzzer's updateServed event
-	// reached it.
+	// failing. A run of polls without progress is now of one kind (FormCursor.failedFor): the
+	// polls without a page start a run of their own, named by its 5th poll. Older than this stop;
+	// the fuzzer's updateServed event reached it.
 	it('the polls that get no page after it are reported with their own cause', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({
@@ -855,9 +855,73 @@ describe('Forms.wtf Trigger: a form named for responses that kept moving, then d
 		});
 		expect(formatViolations(check(trace))).toBe('');
 		const denied = trace.polls.findIndex((p) => p.requests.some((r) => r.status === 403));
-		expect(trace.polls[denied].errors.some((e) => e.includes('Access to form "Form 0"'))).toBe(
-			true,
-		);
+		const named = trace.polls.slice(denied, denied + 5).flatMap((p) => p.errors);
+		expect(named.some((e) => e.includes('"Form 0" (form0) made no progress: '))).toBe(true);
+	});
+
+	// Fuzz seed 77002 (P4a), as it shrank: the other way round. One Form; 6 polls answered with
+	// bodies of the wrong shape (named on the 5th and 6th), then a poll whose read lost a page
+	// boundary to one update between its pages. That poll continued the run of failed polls and
+	// was named at once as one whose responses "kept moving", on a single edit. Now it starts a
+	// run of its own. Older than this stop.
+	it('One Form: polls that failed as a whole do not make a read that lost its place due', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				formCount: 2,
+				seeded: [0, 0],
+				version: 1,
+				lookBackMinutes: 0,
+				pageCap: 2,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'pollTogether' },
+				{ kind: 'fault', fault: { kind: 'wrongShape', body: 'errorObject' }, times: 6 },
+				...Array.from({ length: 6 }, () => ({ kind: 'poll' as const, budget: 'default' as const })),
+				{ kind: 'during', afterRequests: 2, event: { kind: 'update', form: 0, pick: 0 } },
+				{ kind: 'burst', form: 0, count: 3 },
+				{ kind: 'churn', form: 1, edit: 'update', polls: 5, budget: 'default' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+
+	// Fuzz seed 78001 (P4a), as it shrank. Selected Forms, pages of 3 at 2 s a request, a 1 s
+	// budget (one page a poll); form1 is updated before every one of 37 polls. Its reads find
+	// their place pulled back by the updates and get no further, and it was named "made no
+	// progress: the poll ran out of time" where its responses kept moving: a read that finds its
+	// place pulled back and gets no further is now held back by edits (FormRead.pulledBack), and
+	// the polls it is not reached in its run of that kind are named for it too.
+	it('a form held back by edits on every poll is named for them, not for the time', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'selectedForms',
+				formCount: 3,
+				selected: [2, 1, 0],
+				version: 1,
+				lookBackMinutes: 0,
+				newestCount: 20,
+				pageCap: 3,
+				requestMs: 2_000,
+				startOffsetMs: 0,
+				seeded: [0, 3, 8],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 1, count: 8, gapMs: 1 },
+				},
+				{ kind: 'churn', form: 1, edit: 'update', polls: 37, budget: '1s' },
+				{ kind: 'poll', budget: '1s' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
 	});
 });
 

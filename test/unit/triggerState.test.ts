@@ -227,21 +227,21 @@ describe('trigger state in static data', () => {
 		expect(read(staticData)).toEqual({ state: choosing, restartAtNow: [], repairs: [] });
 	});
 
-	it('keeps what a report of a form whose responses kept moving was for, and drops anything else there', () => {
+	it('keeps the kind of a run of polls without progress, and drops anything else there', () => {
 		const reported = structuredClone(state);
 		reported.forms.f1 = {
 			...reported.forms.f1,
 			failedPolls: 5,
 			failureReportedAt: 5,
-			failureReportedFor: 'keptMoving',
+			failedFor: 'keptMoving',
 		};
 		const staticData: IDataObject = {};
 		writeState(staticData, reported);
 		expect(read(staticData).state).toEqual(reported);
 		for (const value of ['denied', true, 1]) {
 			const odd = structuredClone(staticData);
-			((odd.forms as IDataObject).f1 as IDataObject).failureReportedFor = value;
-			expect(read(odd).state?.forms.f1).not.toHaveProperty('failureReportedFor');
+			((odd.forms as IDataObject).f1 as IDataObject).failedFor = value;
+			expect(read(odd).state?.forms.f1).not.toHaveProperty('failedFor');
 		}
 	});
 

@@ -63,8 +63,6 @@ const keptMoving = new Error(
 export interface FormFailure {
 	formId: string;
 	error: Error;
-	/** It names a form whose responses kept moving (see FormCursor.failureReportedFor). */
-	keptMoving: boolean;
 }
 
 /**
@@ -128,18 +126,22 @@ export async function pollOnce(
 	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
 	const stalled = new Set<string>();
 	/**
-	 * Counts a poll in which the form made no progress, warns, and reports the form once it is
-	 * due (FORM_FAILURES_REPORTED). Returns the count.
+	 * The form's cursor after a poll in which it made no progress: counts the poll, warns, and
+	 * reports the form once it is due (FORM_FAILURES_REPORTED). A run of such polls is of one
+	 * kind (FormCursor.failedFor): polls whose reads kept losing their place, or polls that got
+	 * nowhere else; a poll of the other kind starts a new run, counted and reported on its own.
 	 */
-	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): number => {
+	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): FormCursor => {
 		stalled.add(form.id);
+		const kind = cause === keptMoving ? 'keptMoving' : undefined;
+		const sameRun = cursor.failedFor === kind;
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
-		const failedBefore = settings.watch === 'form' ? (state.failures ?? 0) : 0;
-		const failedPolls = (cursor.failedPolls ?? 0) + failedBefore + 1;
+		const failedBefore = settings.watch === 'form' && !kind ? (state.failures ?? 0) : 0;
+		const failedPolls = (sameRun ? (cursor.failedPolls ?? 0) : 0) + failedBefore + 1;
 		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
 		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
 		const gone = form.unlisted && httpCodeOf(cause) === '404';
-		const reportedAt = cursor.failureReportedAt;
+		const reportedAt = sameRun ? cursor.failureReportedAt : undefined;
 		const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
 		// A gone form's early report does not stand in for the one due on the 5th poll without
 		// progress: the cause may have changed since (a rate limit, a denial), and a poll that
@@ -148,10 +150,13 @@ export async function pollOnce(
 			failedPolls >= reportedFrom &&
 			(reportedAt === undefined ||
 				reportedAt < reportedFrom ||
-				(cursor.failureReportedFor === 'keptMoving' && cause !== keptMoving) ||
 				failedPolls - reportedAt >= FORM_FAILURES_REPORTED_AGAIN);
-		if (due) failingForms.push({ formId: form.id, error, keptMoving: cause === keptMoving });
-		return failedPolls;
+		if (due) failingForms.push({ formId: form.id, error });
+		const counted: FormCursor = { ...cursor, failedPolls };
+		if (kind) counted.failedFor = kind;
+		else delete counted.failedFor;
+		if (!sameRun) delete counted.failureReportedAt;
+		return counted;
 	};
 	const readForms = async (
 		candidates?: Candidates,
@@ -270,7 +275,7 @@ export async function pollOnce(
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
-				delete updated.failureReportedFor;
+				delete updated.failedFor;
 				if (read.failure === undefined) failedInARow = 0;
 				// A struggling service still ends the poll's reading (MAX_FAILED_READS_IN_A_ROW).
 				else if (isTransientError(read.failure)) {
@@ -289,8 +294,8 @@ export async function pollOnce(
 				const cause =
 					read.failure ??
 					read.stoppedBy ??
-					(read.proven && !read.lostPlace ? undefined : keptMoving);
-				updated.failedPolls = noProgress(form, cursor, cause);
+					(read.proven && !read.lostPlace && !read.pulledBack ? undefined : keptMoving);
+				updated = noProgress(form, updated, cause);
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
 					failedInARow++;
@@ -342,9 +347,12 @@ export async function pollOnce(
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
 		if (!holdsBackEveryForm && !cursor.failedPolls) continue;
-		// A pass begun again (restarts) is in its run because its responses kept moving.
-		const cause = stoppedBy ?? (cursor.resume?.restarts ? keptMoving : undefined);
-		next.forms[formId] = { ...cursor, failedPolls: noProgress(form, cursor, cause) };
+		// A form in a run because its responses kept moving (a pass begun again among them) is
+		// named for that.
+		const cause =
+			stoppedBy ??
+			(cursor.resume?.restarts || cursor.failedFor === 'keptMoving' ? keptMoving : undefined);
+		next.forms[formId] = noProgress(form, cursor, cause);
 	}
 	fresh.sort(compareOldestFirst);
 	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };

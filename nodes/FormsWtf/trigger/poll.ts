@@ -9,7 +9,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
-import type { FormCursor, TriggerState } from './state';
+import type { TriggerState } from './state';
 import { readState, startedAt, unlessAlreadyPolling, writeState } from './state';
 import { activate, followSelection, serviceClock } from './activation';
 import { PollAllowance } from './allowance';
@@ -75,14 +75,9 @@ export async function pollResponses(
 			}
 			const { items, next, failingForms } = outcome;
 			delete next.failures;
-			for (const { formId, keptMoving } of failingForms) {
-				const cursor: FormCursor = {
-					...next.forms[formId],
-					failureReportedAt: next.forms[formId].failedPolls,
-				};
-				if (keptMoving) cursor.failureReportedFor = 'keptMoving';
-				else delete cursor.failureReportedFor;
-				next.forms[formId] = cursor;
+			for (const { formId } of failingForms) {
+				const cursor = next.forms[formId];
+				next.forms[formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
 			}
 			if (!commit(next)) return null;
 			for (const { error } of failingForms) reportFailingForm(context, error);
@@ -93,10 +88,15 @@ export async function pollResponses(
 			// Form: the polls before that could not move it (see pollOnce) count too, as one count.
 			const kept: TriggerState = { ...state, forms: { ...state.forms } };
 			const cursor = settings.watch === 'form' ? kept.forms[settings.formId ?? ''] : undefined;
-			const failures = (state.failures ?? 0) + (cursor?.failedPolls ?? 0) + 1;
+			// A run of polls whose reads kept losing their place is of another kind: it ends here.
+			const sameRun = cursor?.failedFor === undefined;
+			const failures = (state.failures ?? 0) + (sameRun ? (cursor?.failedPolls ?? 0) : 0) + 1;
 			if (cursor?.failedPolls !== undefined) {
-				kept.forms[settings.formId as string] = { ...cursor };
-				delete kept.forms[settings.formId as string].failedPolls;
+				const ended = { ...cursor };
+				delete ended.failedPolls;
+				delete ended.failedFor;
+				if (!sameRun) delete ended.failureReportedAt;
+				kept.forms[settings.formId as string] = ended;
 			}
 			if (!commit({ ...kept, failures })) return null;
 			// One Form: the only form is what failed; the error names it, as for a form of several.

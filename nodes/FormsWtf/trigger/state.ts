@@ -126,11 +126,13 @@ export interface FormCursor {
 	/** The value of `failedPolls` when the failures were last reported as an error of the workflow. */
 	failureReportedAt?: number;
 	/**
-	 * Set when that report named a form whose responses kept moving (its reads got pages but lost
-	 * their place): it does not stand in for polls that then get no page at all (a denial, a
-	 * failing service, no time), which are reported as soon as they come, with their cause.
+	 * Set while the run of `failedPolls` is of polls whose reads got pages but kept losing their
+	 * place (its responses kept moving). A poll that gets nowhere else (a denial, a failing
+	 * service, no time) starts a new run, and the other way round: each kind is counted and
+	 * reported on its own, so a report of one never stands in for the other, nor do polls of one
+	 * make the other due.
 	 */
-	failureReportedFor?: 'keptMoving';
+	failedFor?: 'keptMoving';
 }
 
 /** A read cut short: where to go on, and what must be found there (see Continuity). */
@@ -412,7 +414,7 @@ function repairCursor(
 	if (isCount(raw.choiceStalls)) cursor.choiceStalls = raw.choiceStalls;
 	if (isCount(raw.failedPolls)) cursor.failedPolls = raw.failedPolls;
 	if (isCount(raw.failureReportedAt)) cursor.failureReportedAt = raw.failureReportedAt;
-	if (raw.failureReportedFor === 'keptMoving') cursor.failureReportedFor = 'keptMoving';
+	if (raw.failedFor === 'keptMoving') cursor.failedFor = 'keptMoving';
 	return { repaired: cursor, problem: problems.length ? problems.join('; ') : undefined };
 }
 
