@@ -11,7 +11,7 @@
  *   `submittedAt`, `answers`), with `formId` under Selected Forms and All Forms. The simulated
  *   service names the version of each response in its first answer (`<id>#<n>`).
  */
-import type { SimResponse } from '../sim/server';
+import type { RequestRecord, SimResponse } from '../sim/server';
 import type { Emitted, PollRecord, Trace } from './run';
 import { emitSinceMs, REQUEST_MS } from './run';
 import { MISSING_FORM_ID, selectedFormIds } from './schedule';
@@ -386,6 +386,49 @@ function shownAt(response: SimResponse, atMs: number): ResponseVersion | undefin
 	return shown;
 }
 
+/**
+ * The tags of versions a read may have missed past a boundary taken on trust (docs/trigger.md,
+ * Limits: "a server that serves one response per page ... a response deleted or updated
+ * between two of those pages can be missed"; only a second such page in a row is taken on
+ * trust). Such a boundary: two pages of one response in a row while more followed, in one
+ * poll, and a response of the form deleted or updated after the second and by the next page.
+ * A version the API showed at the second page, and that no page of the form served from the
+ * next one on, may then be missing.
+ */
+function missedPastTrustedBoundary(trace: Trace): Set<string> {
+	const missed = new Set<string>();
+	const isOnePage = (r: RequestRecord): boolean =>
+		r.status === 200 && !r.faulted && r.ids?.length === 1 && r.hasMore === true;
+	for (const poll of trace.polls) {
+		const pages = poll.requests.filter((r) => r.status === 200 && !r.faulted && r.ids);
+		for (let i = 1; i + 1 < pages.length; i++) {
+			const [before, trusted] = [pages[i - 1], pages[i]];
+			if (before.formId !== trusted.formId || !isOnePage(before) || !isOnePage(trusted)) continue;
+			const next = pages.slice(i + 1).find((r) => r.formId === trusted.formId);
+			if (!next) continue;
+			const between = (ms: number) => ms > trusted.atMs && ms <= next.atMs;
+			const form = trace.server.responses.filter((r) => r.formId === trusted.formId);
+			const edited = form.some(
+				(r) =>
+					(r.deletedAtMs !== undefined && between(r.deletedAtMs)) ||
+					r.versions.some((v) => v.n > 1 && between(v.atMs)),
+			);
+			if (!edited) continue;
+			const servedLater = new Set(
+				trace.polls
+					.flatMap((p) => p.requests)
+					.filter((r) => r.formId === trusted.formId && r.atMs >= next.atMs)
+					.flatMap((r) => r.ids ?? []),
+			);
+			for (const response of form) {
+				const version = shownAt(response, trusted.atMs);
+				if (version && !servedLater.has(response.id)) missed.add(tagOf(response, version));
+			}
+		}
+	}
+	return missed;
+}
+
 function tagOf(response: SimResponse, version: ResponseVersion): string {
 	return `${response.id}#${version.n}`;
 }
@@ -578,6 +621,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 	const emittedIds = new Set(trace.emitted.map((e) => e.id));
 	const finalSelection = selectionAt(trace, finalPoll);
+	const missedOnTrust = missedPastTrustedBoundary(trace);
 	/** New: to be emitted (the activation's definitions; a form selected later from the poll that first saw it). */
 	const isNewVersion = (response: SimResponse, v: ResponseVersion): boolean => {
 		if (!watchedThroughout(response.formId)) {
@@ -618,7 +662,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		const isNew = (v: ResponseVersion): boolean => isNewVersion(response, v);
 		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
-			if (!emittedTags.has(tagOf(response, version))) {
+			const tag = tagOf(response, version);
+			if (!emittedTags.has(tag) && !missedOnTrust.has(tag)) {
 				const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
 				add(
 					'P2b',
@@ -635,6 +680,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		if (
 			firstNew &&
 			!response.versions.some((v) => v.garble !== undefined && v.atMs <= activation.endMs) &&
+			!response.versions.some((v) => missedOnTrust.has(tagOf(response, v))) &&
 			!emittedIds.has(response.id)
 		)
 			add(
@@ -666,7 +712,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				settings.watch === 'allForms'
 					? poll.listedFormIds.includes(response.formId)
 					: selectionAt(trace, poll.index).includes(response.formId) || settings.watch === 'form';
-			if (!owed) waiting = 0;
+			if (!owed || missedOnTrust.has(tagOf(response, shown))) waiting = 0;
 			else if (watched && poll.healthyAtStart && (poll.kind === 'poll' || poll.kind === 'final'))
 				waiting++;
 			if (poll.errors.some((error) => error.includes(response.formId))) waiting = 0;

@@ -1027,3 +1027,40 @@ describe('Forms.wtf Trigger: a search for a lost place, with time for many pages
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a boundary taken on trust after two pages of one response', () => {
+	// Fuzz seed 77003 (P2b), as it shrank. One Form since a date, newest first, look-back 0: the
+	// activation's read gets a page of one response twice in a row at offset 0 (r0004; the second
+	// read starts at it again, the proof after a page of one), so the next page, at offset 1, is
+	// taken on trust. r0004 is deleted just before it: r0003 moves to offset 0 and the read ends
+	// with r0002, without r0003. That is the limit docs/trigger.md states ("a server that serves one
+	// response per page ... only a second such page in a row is taken on trust"); the oracle now
+	// allows it, as it allows the promise's other limits.
+	it('a response skipped past it after a deletion is allowed, nothing else', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 2,
+				sinceAgoMs: 0,
+				lookBackMinutes: 0,
+				order: 'newestFirst',
+				since: 'exclusive',
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'submit', form: 0, count: 4, gapMs: 1_000 },
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 3 },
+				{ kind: 'during', afterRequests: 4, event: { kind: 'delete', form: 0, pick: 14 } },
+				{ kind: 'delete', form: 0, pick: 0 },
+				{ kind: 'poll', budget: 'default' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+		// The responses not skipped past the boundary still come.
+		expect(trace.emitted.map((e) => e.tag)).toEqual(expect.arrayContaining(['r0002#1']));
+	});
+});
