@@ -860,7 +860,12 @@ function convergenceBound(trace: Trace): number {
 
 /**
  * How many healthy polls a due response may wait (see P8b): the convergence bound, with room for
- * polls that read one page each (a budget cut after the first page).
+ * polls that read one page each (a budget cut after the first page). A service that lists newest
+ * first puts an update above a read under way: it waits for the next pass (docs/trigger.md: what
+ * was added or updated before where a pass had got to is left to the next read), and under steady
+ * updates its own next update can put it above that pass too, before the pass reaches it (the
+ * next pass then starts above it). Room for two passes there; a response overtaken pass after
+ * pass would still break the bound.
  */
 function livenessBound(trace: Trace): number {
 	const { settings } = trace.schedule;
@@ -868,7 +873,8 @@ function livenessBound(trace: Trace): number {
 	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
 	const pagesPerForm = Math.ceil(responses / perPage) + 1;
 	const passes = settings.newestCount !== undefined ? 7 : 1;
-	return convergenceBound(trace) + passes * pagesPerForm * settings.formCount;
+	const overtaken = settings.order === 'newestFirst' ? 2 : 1;
+	return convergenceBound(trace) + overtaken * passes * pagesPerForm * settings.formCount;
 }
 
 function checkConvergence(trace: Trace, add: Add): void {

@@ -1064,3 +1064,46 @@ describe('Forms.wtf Trigger: a boundary taken on trust after two pages of one re
 		expect(trace.emitted.map((e) => e.tag)).toEqual(expect.arrayContaining(['r0002#1']));
 	});
 });
+
+describe('Forms.wtf Trigger: steady updates on a service that lists newest first', () => {
+	// Fuzz seed 77004 (P8b), as it shrank, with the churn run longer. One Form, newest first, pages
+	// of 7, one page a poll, one update a poll cycling over 8 responses. An update lands above the
+	// pass under way and waits for the next pass; the response just below that pass's first page is
+	// the next one updated, so its new version lands above that pass too: it comes with the pass
+	// after (r0010 was due 29 polls, beyond the oracle's old bound of one pass, 28). The oracle now
+	// allows two passes on a newest-first service; a response overtaken pass after pass would still
+	// break it, and here every updated response keeps coming.
+	it('each updated response comes within two passes, pass after pass', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				lookBackMinutes: 1,
+				order: 'newestFirst',
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [10],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'late', form: 0, count: 4, permille: 0 },
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 0, count: 5, gapMs: 1 },
+				},
+				{ kind: 'burst', form: 0, count: 15 },
+				{ kind: 'burst', form: 0, count: 14 },
+				{ kind: 'burst', form: 0, count: 10 },
+				{ kind: 'delete', form: 0, pick: 0 },
+				{ kind: 'delete', form: 0, pick: 0 },
+				{ kind: 'pollTogether' },
+				{ kind: 'churn', form: 0, edit: 'update', polls: 120, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+		const r0010 = trace.emitted.filter((e) => e.id === 'r0010' && e.poll <= 120);
+		expect(r0010.length).toBeGreaterThanOrEqual(5);
+	});
+});
