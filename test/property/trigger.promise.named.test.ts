@@ -890,11 +890,11 @@ describe('Forms.wtf Trigger: a form named for responses that kept moving, then d
 	});
 
 	// Fuzz seed 78001 (P4a), as it shrank. Selected Forms, pages of 3 at 2 s a request, a 1 s
-	// budget (one page a poll); form1 is updated before every one of 37 polls. Its reads find
-	// their place pulled back by the updates and get no further, and it was named "made no
-	// progress: the poll ran out of time" where its responses kept moving: a read that finds its
-	// place pulled back and gets no further is now held back by edits (FormRead.pulledBack), and
-	// the polls it is not reached in its run of that kind are named for it too.
+	// budget (one page a poll); form1 is updated before every one of 37 polls. Its reads lose
+	// their place to the updates, and on the polls that did not reach it (the other form's turn)
+	// its run went on as one of polls that ran out of time: it was named "made no progress: the
+	// poll ran out of time" on a service that answered every request. A form not reached while in
+	// a run of polls whose responses kept moving is now counted in that run (FormCursor.failedFor).
 	it('a form held back by edits on every poll is named for them, not for the time', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({
@@ -1105,5 +1105,37 @@ describe('Forms.wtf Trigger: steady updates on a service that lists newest first
 		expect(formatViolations(check(trace))).toBe('');
 		const r0010 = trace.emitted.filter((e) => e.id === 'r0010' && e.poll <= 120);
 		expect(r0010.length).toBeGreaterThanOrEqual(5);
+	});
+});
+
+describe('Forms.wtf Trigger: a pass begun again that reads responses arriving ahead of it', () => {
+	// Fuzz seed 80002 (P4a), as it shrank. All Forms, newest first, pages of 2, one page a poll,
+	// one response arriving on form0 before every poll, no edit at all. The arrivals push a cut
+	// read's place on; its search looks back from there and begins again from the start, which
+	// counted as the pass having lost its place (restarts, until a read gets back to where it had
+	// been: ResumePoint.reached). No read of it was progress, though each one emitted the new
+	// responses, and the form was named "kept moving" on a healthy service. A read of a pass
+	// begun again that emits something new now moves.
+	it('emits the arrivals and names nothing', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'allForms',
+				formCount: 3,
+				version: 1,
+				lookBackMinutes: 1,
+				order: 'newestFirst',
+				pageCap: 2,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0, 0, 4],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'discardedPoll' },
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 31, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
 	});
 });

@@ -198,7 +198,6 @@ export class PollAllowance {
 			movedUnder,
 			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
 			lostPlace: (resume.restarts ?? 0) > 0,
-			pulledBack: drift !== undefined && drift < 0,
 			resume,
 			fromStart: offset === 0,
 			startedAtMs,
@@ -374,11 +373,6 @@ interface FormRead {
 	 * what it reads is read again, not progress, until it finds its place or completes the pass.
 	 */
 	lostPlace: boolean;
-	/**
-	 * It found where it went on from at an earlier offset than it had left it: responses before
-	 * it were edited or deleted since. A read that then gets no further was held back by them.
-	 */
-	pulledBack: boolean;
 	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
 	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */

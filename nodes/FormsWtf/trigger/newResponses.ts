@@ -95,7 +95,10 @@ export async function pollOnce(
 	 * A response to emit. Served again in another version (updated while the read went on), the
 	 * version served last takes its place: never an older version after a newer one.
 	 */
+	/** How many versions this poll handed to `emit` so far (a read that emitted is one that moved). */
+	let emitted = 0;
 	const emit = (form: WatchedForm, candidate: Candidate): void => {
+		emitted++;
 		const key = `${form.id}/${candidate.id}`;
 		const at = freshAt.get(key);
 		const item = withForm(candidate, form, settings);
@@ -186,6 +189,7 @@ export async function pollOnce(
 			const handled: HandledVersion[] = [];
 			const undated: string[] = [];
 			const sinceMs = Date.parse(cursor.since);
+			const emittedBefore = emitted;
 			const read = await allowance.readForm(
 				{ formId: form.id, since: cursor.since },
 				cursor.resume,
@@ -269,9 +273,13 @@ export async function pollOnce(
 			// by a wait it had no time for, or by a failure, moved if it read past where it stood
 			// before: the user got its responses, and the next poll goes on from there.
 			if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
+			// (A read of a pass begun again that emitted something new moved all the same: responses
+			// arriving ahead of a newest-first read push its place on, and its search from the start
+			// reads them.)
 			const moved =
 				(read.failure === undefined && read.proven && !read.cut) ||
-				(!read.lostPlace && (read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
+				((!read.lostPlace || emitted > emittedBefore) &&
+					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
@@ -294,7 +302,7 @@ export async function pollOnce(
 				const cause =
 					read.failure ??
 					read.stoppedBy ??
-					(read.proven && !read.lostPlace && !read.pulledBack ? undefined : keptMoving);
+					(read.proven && !read.lostPlace ? undefined : keptMoving);
 				updated = noProgress(form, updated, cause);
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
