@@ -1139,3 +1139,42 @@ describe('Forms.wtf Trigger: a pass begun again that reads responses arriving ah
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a form whose responses kept moving, then rate-limited, not reached in between', () => {
+	// Fuzz seed 79004 (P9), as it shrank. All Forms, newest first, one page a poll; form2's pass
+	// had begun again (its responses updated before every poll), then it answered 429 on its turns
+	// and was not reached on the polls between. A poll it was not reached in was counted as one
+	// whose responses kept moving (its pass had begun again), a 429 as one without a page: each
+	// started a new run, and 5 polls without a page went unnamed. Not reached, a form now goes on
+	// with the run it is in.
+	it('the run of polls without a page is named by its 5th poll', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'allForms',
+				formCount: 3,
+				version: 1,
+				lookBackMinutes: 0,
+				order: 'newestFirst',
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0, 0, 14],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 3, form: 2 },
+				{ kind: 'submit', form: 0, count: 2, gapMs: 1 },
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 5, form: 0 },
+				{
+					kind: 'fault',
+					fault: { kind: 'rateLimit', retryAfter: { kind: 'absent' } },
+					times: 3,
+					form: 2,
+				},
+				{ kind: 'churn', form: 2, edit: 'update', polls: 12, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});

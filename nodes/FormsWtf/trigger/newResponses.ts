@@ -355,11 +355,11 @@ export async function pollOnce(
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
 		if (!holdsBackEveryForm && !cursor.failedPolls) continue;
-		// A form in a run because its responses kept moving (a pass begun again among them) is
-		// named for that.
-		const cause =
-			stoppedBy ??
-			(cursor.resume?.restarts || cursor.failedFor === 'keptMoving' ? keptMoving : undefined);
+		// Not reached, it goes on with the run it is in: one of polls whose responses kept moving
+		// (a pass begun again among them) is named for that. Named by a kind of its own, a poll it
+		// was not reached in started a new run each time, and a form whose reads failed in between
+		// was never named.
+		const cause = stoppedBy ?? (cursor.failedFor === 'keptMoving' ? keptMoving : undefined);
 		next.forms[formId] = noProgress(form, cursor, cause);
 	}
 	fresh.sort(compareOldestFirst);
