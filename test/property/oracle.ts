@@ -818,7 +818,10 @@ function checkIgnoredUpdates(
 		// until the update is more than the look-back window after the version it last read. An
 		// existing version it read older than the look-back window at activation is no sight of it:
 		// it was never inside the window, and a later read of its update is a first sight.
+		const n = versionOf(e.tag);
 		let sawExisting = false;
+		// The version before the one emitted, as last read: a read of the emitted version itself is
+		// no memory of an earlier one (seed 79002).
 		let lastReadAtMs = -Infinity;
 		// n8n keeps no state of a poll that emits nothing past a new activation (a restart), nor
 		// of a discarded poll: what such a poll read is not remembered.
@@ -828,11 +831,10 @@ function checkIgnoredUpdates(
 				// A probe of the clock (no `since`) is not a read.
 				const read = r.since !== undefined && r.ids?.includes(response.id);
 				const shown = read ? shownAt(response, r.atMs) : undefined;
-				if (shown === undefined) continue;
+				if (shown === undefined || shown.n >= n) continue;
 				sawExisting ||= shown.atMs < momentMs && shown.atMs >= momentMs - lookBackMs;
 				lastReadAtMs = Math.max(lastReadAtMs, shown.atMs);
 			}
-		const n = versionOf(e.tag);
 		const emittedVersion = response.versions.find((v) => v.n === n);
 		if (!sawExisting || !emittedVersion || n <= existingVersion.n) continue;
 		if (emittedVersion.atMs - lastReadAtMs >= lookBackMs) continue;

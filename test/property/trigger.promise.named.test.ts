@@ -1178,3 +1178,38 @@ describe('Forms.wtf Trigger: a form whose responses kept moving, then rate-limit
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: New Response (Ignore), an update more than the look-back window after the version before it', () => {
+	// Fuzz seed 79002 (P2d), as it shrank: the oracle's mistake. r0002 existed at activation
+	// (read then, 12 s before it); the window (2 minutes) let it go at poll 5; its update came
+	// 162 s after it, was shown by a poll whose later requests failed (not saved), and was emitted
+	// by the next poll. The promise allows it ("an update more than the look-back window after the
+	// version before it may be emitted as new"); the oracle took the failed poll's read of the
+	// update itself for the version before it.
+	it('may be emitted as new, also after a poll that read it and failed', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				lookBackMinutes: 2,
+				updatedResponses: 'ignore',
+				newestCount: 1,
+				order: 'newestFirst',
+				pageCap: 7,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [14],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'churn', form: 0, edit: 'update', polls: 5, budget: 'default' },
+				{ kind: 'submit', form: 0, count: 2, gapMs: 150_000 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 1 },
+				{ kind: 'update', form: 0, pick: 1 },
+				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 4 },
+				{ kind: 'pollTogether' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
