@@ -1213,3 +1213,42 @@ describe('Forms.wtf Trigger: New Response (Ignore), an update more than the look
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: responses arriving faster than a newest-first read of one page a poll', () => {
+	// Fuzz seeds 81001 and 82001 (P4a), found on this stop's final trigger code (da14cc2), not
+	// fixed yet: `it.failing` passes while the break is there. Newest first, pages of 2, a poll with
+	// time for one page, a response arriving before every poll, no edit at all. The arrivals push a
+	// cut read's place on; its search looks back and begins again from the start (restarts), and
+	// since 02efee3 a pass begun again counts as lost until a read gets back to where it had been
+	// (ResumePoint.reached). Its reads re-read what was emitted, the form's run of polls without
+	// progress grows, and it is named "kept moving" on a service that edited nothing. (Before
+	// 02efee3, the next read's own place ended the count.) The way out: a read that comes upon
+	// where the pass had been, pushed on, ends the count as well.
+	it.failing('newest first, pages of 2, one arrival a poll: nothing is named', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'allForms',
+				formCount: 3,
+				version: 1,
+				lookBackMinutes: 0,
+				order: 'newestFirst',
+				pageCap: 2,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0, 0, 1],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 1, count: 5, gapMs: 1 },
+				},
+				{ kind: 'pollTogether' },
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 42, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
