@@ -4,7 +4,13 @@
  */
 import { isDeadlineError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
-import { Continuity, isAnchor, iterateResponses, toAnchor } from '../shared/transport/paging';
+import {
+	Continuity,
+	isAnchor,
+	iterateResponses,
+	sameAnchor,
+	toAnchor,
+} from '../shared/transport/paging';
 import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Checkpoint, ResumePoint } from './state';
@@ -298,8 +304,7 @@ function checkpoints(
 			: [];
 	const candidates: Checkpoint[] = [];
 	for (const candidate of [...(start?.earlier ?? []), ...lastAnchors, ...pageStarts]) {
-		const same = (other: Anchor) =>
-			other.id === candidate.id && other.submittedAt === candidate.submittedAt;
+		const same = (other: Anchor) => sameAnchor(other, candidate);
 		if (
 			candidate.offset < before &&
 			!Number.isNaN(Date.parse(candidate.submittedAt)) &&

@@ -223,6 +223,11 @@ export function toAnchor(response: FormResponse): Anchor {
 	return { id: response.id, submittedAt: String(response.submittedAt) };
 }
 
+/** Whether two anchors are the same response in the same version. */
+export function sameAnchor(a: Anchor, b: Anchor): boolean {
+	return keyOf(a) === keyOf(b);
+}
+
 /** Whether a response is this anchor, in the same version. */
 export function isAnchor(response: FormResponse, anchor: Anchor): boolean {
 	return response.id === anchor.id && String(response.submittedAt) === anchor.submittedAt;
