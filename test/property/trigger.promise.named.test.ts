@@ -1215,16 +1215,15 @@ describe('Forms.wtf Trigger: New Response (Ignore), an update more than the look
 });
 
 describe('Forms.wtf Trigger: responses arriving faster than a newest-first read of one page a poll', () => {
-	// Fuzz seeds 81001 and 82001 (P4a), found on this stop's final trigger code (da14cc2), not
-	// fixed yet: `it.failing` passes while the break is there. Newest first, pages of 2, a poll with
-	// time for one page, a response arriving before every poll, no edit at all. The arrivals push a
-	// cut read's place on; its search looks back and begins again from the start (restarts), and
-	// since 02efee3 a pass begun again counts as lost until a read gets back to where it had been
-	// (ResumePoint.reached). Its reads re-read what was emitted, the form's run of polls without
-	// progress grows, and it is named "kept moving" on a service that edited nothing. (Before
-	// 02efee3, the next read's own place ended the count.) The way out: a read that comes upon
-	// where the pass had been, pushed on, ends the count as well.
-	it.failing('newest first, pages of 2, one arrival a poll: nothing is named', async () => {
+	// Fuzz seeds 81001 and 82001 (P4a). Newest first, pages of 2, a poll with time for one page, a
+	// response arriving before every poll, no edit at all. The arrivals pushed a cut read's place
+	// on, past the page it resumed with (only responses newer than its place in it); its search
+	// looked back, the wrong way, and began the pass again from the start. That pass re-read what
+	// was emitted, counted as lost until it got back to where it had been (ResumePoint.reached),
+	// and the form was named "kept moving" on a service that edited nothing. A resumed read whose
+	// place was pushed on now goes on from its end, still looking for it (Continuity.pushedOn), as
+	// a read does within a poll.
+	it('newest first, pages of 2, one arrival a poll: nothing is named', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'allForms',

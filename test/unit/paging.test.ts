@@ -277,6 +277,22 @@ describe('paging: the continuity proof of a walk by offset', () => {
 			expect(continuity.pushedOn).toBe(false);
 		});
 
+		it('the anchors a walk resumed from, pushed on by arrivals, or pulled back', () => {
+			const resumedFrom = [at('d', minute(4)), at('c', minute(3))];
+			const pushed = new Continuity(1, resumedFrom);
+			pushed.observe([at('f', minute(6)), at('e', minute(5))]);
+			expect(pushed.resumed).toBe(false);
+			expect(pushed.pushedOn).toBe(true);
+			// Found further on: resumed and proven.
+			pushed.observe([at('d', minute(4)), at('c', minute(3))]);
+			expect(pushed.proven).toBe(true);
+			expect(pushed.pushedOn).toBe(false);
+
+			const pulled = new Continuity(1, resumedFrom);
+			pulled.observe([at('b', minute(2)), at('a', minute(1))]);
+			expect(pulled.pushedOn).toBe(false);
+		});
+
 		it('an empty page, or an undated response not read before, is no proof of a push', () => {
 			const empty = firstPage();
 			empty.observe([]);

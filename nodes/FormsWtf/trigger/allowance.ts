@@ -179,7 +179,13 @@ export class PollAllowance {
 			stoppedBy = failure;
 		}
 		// Cut while a boundary's anchors were pushed on ahead of it: nothing skipped, it goes on.
-		const pushedOn = cut && continuity.pushedOn;
+		// So does a read whose place was pushed on ahead of where it resumed (arrivals above it in
+		// a newest-first list), cut or failed: a search back from there would look the wrong way.
+		// Not a search's read: it stands before the place on purpose, and a place deleted would
+		// send it back and forth between the search and the chase.
+		const chasing = !continuity.resumed && start !== undefined && !start.searching;
+		const pushedOn =
+			continuity.pushedOn && (continuity.resumed ? cut : chasing && (cut || failure !== undefined));
 		const resume = goOn(
 			gotPage
 				? resumeAfter(
@@ -238,6 +244,12 @@ function resumeAfter(
 	foundPlace: boolean,
 	pageStarts: Checkpoint[],
 ): ResumePoint {
+	if (pushedOn && start && !continuity.resumed) {
+		// Still looking for the same place, further on: the pass is where it was.
+		const chase: ResumePoint = { ...start, offset: end };
+		delete chase.drift;
+		return chase;
+	}
 	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
 		if (drift !== undefined && drift > 0) point.drift = drift;

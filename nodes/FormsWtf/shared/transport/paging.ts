@@ -127,6 +127,7 @@ export class Continuity {
 	) {
 		this.pending = resumeAnchors.length ? resumeAnchors : undefined;
 		this.resumePending = this.pending !== undefined;
+		this.allBeforeBoundary = this.resumePending;
 	}
 
 	/** Whether the walk found the anchors it resumed from (or resumed from none). */
@@ -145,16 +146,16 @@ export class Continuity {
 	}
 
 	/**
-	 * A boundary of this walk is still to be proven, and every page since held only responses
-	 * that lie before it: served before, or (not served yet) on its near side in the server's
-	 * order, such as arrivals at the top of a newest-first list. They pushed the anchors to later
-	 * offsets, where the next pages find them: nothing was skipped so far, and a walk cut here goes
-	 * on from its end, still looking for them. A response from beyond the boundary, not served
-	 * before, is what a deletion or an update pulling responses back looks like: something may
-	 * lie between, and the walk is not proven.
+	 * A boundary of this walk (or the anchors it resumed from) is still to be proven, and every
+	 * page since held only responses that lie before it: served before, or (not served yet) on
+	 * its near side in the server's order, such as arrivals at the top of a newest-first list.
+	 * They pushed the anchors to later offsets, where the next pages find them: nothing was
+	 * skipped so far, and a walk cut here goes on from its end, still looking for them. A
+	 * response from beyond the boundary, not served before, is what a deletion or an update
+	 * pulling responses back looks like: something may lie between, and the walk is not proven.
 	 */
 	get pushedOn(): boolean {
-		return this.pending !== undefined && !this.resumePending && this.allBeforeBoundary;
+		return this.pending !== undefined && this.allBeforeBoundary;
 	}
 
 	/** Every page as the server sent it, repeats included. */
@@ -169,7 +170,7 @@ export class Continuity {
 			this.resumePending = false;
 		}
 		const anchors = responses.map(toAnchor);
-		if (this.pending && !this.resumePending) {
+		if (this.pending) {
 			const boundaryMs = Date.parse(this.pending[this.pending.length - 1].submittedAt);
 			const before = (anchor: Anchor): boolean => {
 				if (this.served.has(keyOf(anchor))) return true;
