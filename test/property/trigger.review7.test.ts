@@ -1,0 +1,81 @@
+/**
+ * Breaks of the trigger's promise (docs/trigger-promise.md) found by a seventh adversarial review,
+ * of the resumed read that chases a place pushed on (Continuity.pushedOn, 2c46284) and of the
+ * reads of a pass begun again that leave the form's run of polls as it stands (readAgainOn in
+ * pollOnce, eca3d25). Each test is written as the promise says it should be; a break not fixed
+ * yet is `it.failing` (it passes while the break is there, and fails the day a change fixes it —
+ * then drop `.failing`). The REPRO comment says what broke, why, and the mechanism; replay one with
+ *   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t '<name>'
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { SimServer } from '../sim/server';
+import { aliveIds, cursorOf, MINUTE, setUp, timesEmitted } from './named';
+
+/** Respondents update these responses of form0 (each gets a new `submittedAt`, now). */
+function updateByIds(server: SimServer, ids: string[]): void {
+	for (const id of ids) {
+		const alive = server.responses.filter((r) => r.formId === 'form0' && server.isVisible(r));
+		const pick = alive.findIndex((r) => r.id === id);
+		if (pick >= 0) server.apply({ kind: 'update', form: 0, pick });
+	}
+}
+
+/** The ids of the place a cut read of form0 left for the next one: its checkpoints and anchors. */
+function placeOf(resume: IDataObject, fromOffset: number): string[] {
+	const earlier = ((resume.earlier ?? []) as IDataObject[]).filter(
+		(checkpoint) => (checkpoint.offset as number) >= fromOffset,
+	);
+	return [...earlier, ...(resume.anchors as IDataObject[])].map((point) => point.id as string);
+}
+
+describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose edits are emitted', () => {
+	// REPRO: One Form, New or Updated Response, Every Response Since a Date (7 days ago), NEWEST
+	// first, 200 responses in the last hour, pages of 5 at 100 ms, one page a poll (a 1 ms
+	// budget). Every 8 polls respondents update the place the read left (its 4 anchors and the
+	// checkpoints it keeps past offset 8, as review 6's 'checkpoints at the start' does oldest
+	// first): about one edit a minute, 200 polls, then 30 quiet polls. 131 of the 200 responses
+	// are never emitted and nothing is reported; the stored resume point cycles: searching 17,
+	// 12, 7, 2, 0, then a pass begun again (restarts 1, 2, ... 10) re-read from 5 to 25, never
+	// past `reached` 26, then the next edit.
+	// Why: in a cycle only the search reads count as polls without progress (3 of them). The
+	// search read that reaches the top of the newest-first list reads the new versions of the
+	// responses just updated (each edit moved one to the top), and a read of a pass begun again
+	// that emits something new counts as moved ("responses arriving ahead of a newest-first read
+	// ... moved all the same"): the run ends at 3. The re-read of the pass that follows is
+	// readAgainOn since eca3d25 (lost place, not begun again, proven, past where the last read
+	// ended): it leaves the run as it stands, so the 12 polls that read again what was read are
+	// not counted either. On 2c46284 (before eca3d25) they counted, and the form was named
+	// "kept moving" on every cycle (polls 26, 42, 58, ...). The edits that begin the pass again
+	// are themselves the "new" responses that clear the run. Oldest first (updates go to the end)
+	// or with New Response (the updates are not emitted) the form is still named.
+	// The promise: never a silent stall (P8b: under steady edits every response due is out within
+	// a bound of polls, or its form is named by an error).
+	// Replay:
+	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'edits emitted'
+	it.failing(
+		'One Form, newest first, new or updated, pages of 5 read one a poll, the place updated every 8 polls (edits emitted): the backlog comes or the form is named',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				order: 'newestFirst',
+				updatedResponses: 'emit',
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 200, 60 * MINUTE, 1_000);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 230; poll++) {
+				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+				server.apply({ kind: 'advance', ms: MINUTE });
+				const resume = cursorOf(driver, 'form0')?.resume as IDataObject | undefined;
+				if (poll < 200 && poll % 8 === 7 && resume) updateByIds(server, placeOf(resume, 8));
+			}
+			expect(server.unhealthy()).toBe(false);
+			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
+			const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
+			expect({ silentlyMissing: named ? [] : missing }).toEqual({ silentlyMissing: [] });
+		},
+	);
+});
