@@ -82,9 +82,10 @@ describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose e
 	// REPRO: the same with New Response (updates are not emitted) and one response submitted
 	// after every poll (a healthy service: without the edits all but the last 6 of 430 come).
 	// 207 of the first 424 responses never come and nothing is reported; on 2c46284 the form
-	// was named on every cycle (polls 37, 50, 69, ...). The search reads that reach the top of the list read the
-	// arrivals above the place: new, emitted, so the read counts as moved and the run ends; the
-	// re-read of the pass between two edits is readAgainOn and leaves the run as it stands.
+	// was named on every cycle (polls 37, 50, 69, ...). The search reads that reach the top of
+	// the list read the arrivals above the place: new, emitted, so the read counts as moved and
+	// the run ends; the re-read of the pass between two edits is readAgainOn and leaves the run
+	// as it stands.
 	// Replay:
 	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'arrivals emitted'
 	it.failing(
