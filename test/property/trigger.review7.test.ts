@@ -171,3 +171,54 @@ describe('Forms.wtf Trigger, review 7: a run of polls that stands while a pass i
 		},
 	);
 });
+
+describe('Forms.wtf Trigger, review 7: a chase that never catches up', () => {
+	// REPRO: One Form, New Response, Every Response Since a Date (7 days ago), NEWEST first, 100
+	// responses in the last hour, pages of 5 at 100 ms, one page a poll (a 1 ms budget). After
+	// poll 10, 12 responses are submitted at once, then 2 after every poll for 100 polls: as
+	// many as a read of one page of 5 a poll takes in (2 past the overlap of 3), which it keeps
+	// up with without the burst (2 emitted a poll; the whole backlog comes within the 120 polls). With the
+	// burst, from poll 11 to 110 nothing at all is emitted and nothing is reported; 71 of the
+	// 100 responses of the backlog never came by poll 120. The stored resume point keeps the
+	// anchors r0081..r0078 and its offset climbs by 2 a poll (25, 27, ... 223).
+	// Why: the burst pushed the place (the 4 anchors) past the resumed read's page, whose
+	// responses are all newer than the last anchor: Continuity.pushedOn, and since 2c46284 the
+	// read goes on from its end still looking for the same place (the `chase` point in
+	// resumeAfter). The chase point drops the drift, so the next read resumes the overlap (3)
+	// before the chase's end and its page moves on by 2, exactly as far as the 2 arrivals push
+	// the place: the distance the burst made never shrinks. Every read of the chase counts as
+	// progress (`seeking`), though it reads again what was emitted, so the form is never named.
+	// Without the burst, the resumed reads move on by the drift they measured (2) and land on
+	// their place. On 98bcfa2 (before 2c46284) the read searched back, began the pass again and
+	// was emitting the backlog again from poll 37 (this test passes there).
+	// The promise: never a silent stall (a form that cannot move for 5 polls in a row is named by
+	// an error; P8b: every response due comes within a bound of polls, or its form is named).
+	// Replay:
+	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'chase never catches up'
+	it.failing(
+		'One Form, newest first, pages of 5 read one a poll, a burst of 12 then 2 arrivals a poll (chase never catches up): the backlog comes or the form is named',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				order: 'newestFirst',
+				updatedResponses: 'ignore',
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 100, 60 * MINUTE, 1_000);
+			const backlog = aliveIds(server);
+			const errors: string[] = [];
+			for (let poll = 0; poll < 120; poll++) {
+				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+				server.apply({ kind: 'advance', ms: MINUTE });
+				if (poll === 10) server.apply({ kind: 'submit', form: 0, count: 12, gapMs: 1 });
+				if (poll >= 10 && poll < 110) server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+			}
+			expect(server.unhealthy()).toBe(false);
+			const missing = backlog.filter((id) => timesEmitted(driver.emitted, id) === 0);
+			const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
+			expect({ silentlyMissing: named ? [] : missing }).toEqual({ silentlyMissing: [] });
+		},
+	);
+});
