@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { SimServer } from '../sim/server';
 import { aliveIds, cursorOf, MINUTE, setUp, timesEmitted } from './named';
+import type { Driver } from './run';
 
 /** Respondents update these responses of a form (each gets a new `submittedAt`, now). */
 function updateByIds(server: SimServer, ids: string[], form = 0): void {
@@ -27,6 +28,68 @@ function placeOf(resume: IDataObject, fromOffset: number): string[] {
 		(checkpoint) => (checkpoint.offset as number) >= fromOffset,
 	);
 	return [...earlier, ...(resume.anchors as IDataObject[])].map((point) => point.id as string);
+}
+
+/**
+ * One Form, Every Response Since a Date (7 days ago), newest first, `backlog` responses in the
+ * last hour (a second apart), pages of 5 at 100 ms.
+ */
+function newestFirstBacklog(
+	backlog: number,
+	updatedResponses: 'emit' | 'ignore',
+): ReturnType<typeof setUp> {
+	const setup = setUp({
+		version: 2,
+		order: 'newestFirst',
+		updatedResponses,
+		pageCap: 5,
+		requestMs: 100,
+		sinceAgoMs: 7 * 24 * 3_600_000,
+	});
+	setup.server.seed(0, backlog, 60 * MINUTE, 1_000);
+	return setup;
+}
+
+/** Polls of one page each (a 1 ms budget), a minute apart, `between` after each; their errors. */
+async function pollsOfOnePage(
+	driver: Driver,
+	server: SimServer,
+	count: number,
+	between: (poll: number) => void,
+): Promise<string[]> {
+	const errors: string[] = [];
+	for (let poll = 0; poll < count; poll++) {
+		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
+		server.apply({ kind: 'advance', ms: MINUTE });
+		between(poll);
+	}
+	expect(server.unhealthy()).toBe(false);
+	return errors;
+}
+
+/** Of these responses, those never emitted, unless an error named form0 (then none). */
+function silentlyMissing(ids: string[], driver: Driver, errors: string[]): string[] {
+	const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
+	return named ? [] : ids.filter((id) => timesEmitted(driver.emitted, id) === 0);
+}
+
+/**
+ * 200 responses read a page a poll for 230 polls; every 8 polls of the first 200, respondents
+ * update the place the read left (anchors, and checkpoints past offset 8); `arrivals` new
+ * responses after every poll. The responses that never came (all but the last 6), unless named.
+ */
+async function placeUpdatedEvery8Polls(
+	updatedResponses: 'emit' | 'ignore',
+	arrivals: number,
+): Promise<string[]> {
+	const { server, driver } = newestFirstBacklog(200, updatedResponses);
+	const errors = await pollsOfOnePage(driver, server, 230, (poll) => {
+		if (arrivals) server.apply({ kind: 'submit', form: 0, count: arrivals });
+		const resume = cursorOf(driver, 'form0')?.resume as IDataObject | undefined;
+		if (poll < 200 && poll % 8 === 7 && resume) updateByIds(server, placeOf(resume, 8));
+	});
+	// The last responses submitted wait for the next poll.
+	return silentlyMissing(aliveIds(server).slice(0, -6), driver, errors);
 }
 
 describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose edits are emitted', () => {
@@ -56,26 +119,7 @@ describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose e
 	it.failing(
 		'One Form, newest first, new or updated, pages of 5 read one a poll, the place updated every 8 polls (edits emitted): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				updatedResponses: 'emit',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 200, 60 * MINUTE, 1_000);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 230; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
-				const resume = cursorOf(driver, 'form0')?.resume as IDataObject | undefined;
-				if (poll < 200 && poll % 8 === 7 && resume) updateByIds(server, placeOf(resume, 8));
-			}
-			expect(server.unhealthy()).toBe(false);
-			const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
-			const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
-			expect({ silentlyMissing: named ? [] : missing }).toEqual({ silentlyMissing: [] });
+			expect(await placeUpdatedEvery8Polls('emit', 0)).toEqual([]);
 		},
 	);
 
@@ -91,30 +135,7 @@ describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose e
 	it.failing(
 		'One Form, newest first, new only, one arrival a poll, pages of 5 read one a poll, the place updated every 8 polls (arrivals emitted): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				updatedResponses: 'ignore',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 200, 60 * MINUTE, 1_000);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 230; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
-				server.apply({ kind: 'submit', form: 0, count: 1 });
-				const resume = cursorOf(driver, 'form0')?.resume as IDataObject | undefined;
-				if (poll < 200 && poll % 8 === 7 && resume) updateByIds(server, placeOf(resume, 8));
-			}
-			expect(server.unhealthy()).toBe(false);
-			// The last responses submitted wait for the next poll.
-			const missing = aliveIds(server)
-				.slice(0, -6)
-				.filter((id) => timesEmitted(driver.emitted, id) === 0);
-			const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
-			expect({ silentlyMissing: named ? [] : missing }).toEqual({ silentlyMissing: [] });
+			expect(await placeUpdatedEvery8Polls('ignore', 1)).toEqual([]);
 		},
 	);
 });
@@ -198,27 +219,13 @@ describe('Forms.wtf Trigger, review 7: a chase that never catches up', () => {
 	it.failing(
 		'One Form, newest first, pages of 5 read one a poll, a burst of 12 then 2 arrivals a poll (chase never catches up): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				updatedResponses: 'ignore',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 100, 60 * MINUTE, 1_000);
+			const { server, driver } = newestFirstBacklog(100, 'ignore');
 			const backlog = aliveIds(server);
-			const errors: string[] = [];
-			for (let poll = 0; poll < 120; poll++) {
-				errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
+			const errors = await pollsOfOnePage(driver, server, 120, (poll) => {
 				if (poll === 10) server.apply({ kind: 'submit', form: 0, count: 12, gapMs: 1 });
 				if (poll >= 10 && poll < 110) server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
-			}
-			expect(server.unhealthy()).toBe(false);
-			const missing = backlog.filter((id) => timesEmitted(driver.emitted, id) === 0);
-			const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
-			expect({ silentlyMissing: named ? [] : missing }).toEqual({ silentlyMissing: [] });
+			});
+			expect(silentlyMissing(backlog, driver, errors)).toEqual([]);
 		},
 	);
 });
