@@ -280,17 +280,6 @@ export async function pollOnce(
 				(read.failure === undefined && read.proven && !read.cut) ||
 				((!read.lostPlace || emitted > emittedBefore) &&
 					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
-			// A read of a pass begun again that found its own place and got past where the last one
-			// ended: the form's responses did not move since, but it reads again what was read. It is
-			// neither progress nor a poll without progress: the run the form is in stands as it was.
-			// Counted, a long pass read again after the edits stopped named the form ("kept moving")
-			// while it went on; the passes that begin again, each counted, still name it.
-			const readAgainOn =
-				read.lostPlace &&
-				!read.beganAgain &&
-				read.proven &&
-				read.failure === undefined &&
-				read.end > (cursor.resume?.offset ?? 0);
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
@@ -301,8 +290,6 @@ export async function pollOnce(
 					failedInARow++;
 					lastFailure = read.failure;
 				}
-			} else if (readAgainOn) {
-				// (The run stands.)
 			} else if (
 				read.proven ||
 				read.failure !== undefined ||
