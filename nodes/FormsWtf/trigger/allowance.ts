@@ -245,10 +245,11 @@ function resumeAfter(
 	pageStarts: Checkpoint[],
 ): ResumePoint {
 	if (pushedOn && start && !continuity.resumed) {
-		// Still looking for the same place, further on: the pass is where it was.
-		const chase: ResumePoint = { ...start, offset: end };
-		delete chase.drift;
-		return chase;
+		// Still looking for the same place, further on: the pass is where it was. The place is
+		// past the end of this read and pushed on since: the next read starts as far ahead as it
+		// may (drift), or a read that moves on by as much as arrivals push the place never
+		// catches up with it.
+		return { ...start, offset: end, drift: Math.max(1, end - start.offset) };
 	}
 	if (continuity.proven || pushedOn) {
 		const point: ResumePoint = { offset: end, anchors: continuity.anchors };
