@@ -1253,15 +1253,14 @@ describe('Forms.wtf Trigger: responses arriving faster than a newest-first read 
 });
 
 describe('Forms.wtf Trigger: a pass begun again under edits, read again after the edits stopped', () => {
-	// Fuzz seed 81004 (P4a), as it shrank: a known gap (docs/trigger.md), `it.failing` while it
-	// is there. One Form, oldest first, pages of 3, one page a poll: 15 updates, one before each
-	// poll, kept beginning the pass again (the form's run of polls without progress grew); then 7
-	// answers of 429, then arrivals and no edit. The pass is read again, a page a poll, what it
-	// had read; each such read counts as a poll without progress, and the form is named "kept
-	// moving" 15 polls after the last edit. Leaving the run as it stands while such a read goes
-	// on (eca3d25) fixed it, and made a silent stall of a place edited every 8 polls (review 7,
-	// 'edits emitted'), so it was taken back: a late report is better than none.
-	it.failing('a long pass read again a page a poll is not named', async () => {
+	// Fuzz seed 81004 (P4a), as it shrank. One Form, oldest first, pages of 3, one page a poll: 15
+	// updates, one before each poll, kept beginning the pass again (the form's run of polls without
+	// progress grew); then 7 answers of 429, then arrivals and no edit. The pass was read again, a
+	// page a poll, what it had read; each such read counted as a poll without progress, and the
+	// form was named "kept moving" 15 polls after the last edit. A read of a pass begun again that
+	// finds its own place and gets on now leaves the run as it stands (readAgainOn): only the
+	// polls that lose its place again count.
+	it('a long pass read again a page a poll is not named', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({
 				version: 1,
@@ -1286,12 +1285,13 @@ describe('Forms.wtf Trigger: a pass begun again under edits, read again after th
 		expect(formatViolations(check(trace))).toBe('');
 	});
 
-	// Fuzz seed 81002 (P4a), as it shrank, the same gap. All Forms, oldest first, pages of 3, one
-	// page a poll. Form 1's pass began again under its 25 updates and was read again a page a
-	// poll, each read counted; after the updates, 4 polls failed as a whole and form 0, edited
-	// before every poll, took every poll's one page, and form 1 went on with its run of "kept
-	// moving" polls. It is named 15 polls after its last edit.
-	it.failing('a form whose pass was read again, then not reached, is not named', async () => {
+	// Fuzz seed 81002 (P4a), as it shrank. All Forms, oldest first, pages of 3, one page a poll.
+	// Form 1's pass began again under its 25 updates and was read again a page a poll, each read
+	// counted; after the updates, 4 polls failed as a whole and form 0, edited before every poll,
+	// took every poll's one page, and form 1 went on with its run of "kept moving" polls. It was
+	// named 15 polls after its last edit. The reads that read its pass again no longer count, nor
+	// do the polls that do not reach it (review 7, 'run stands').
+	it('a form whose pass was read again, then not reached, is not named', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'allForms',

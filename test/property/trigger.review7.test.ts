@@ -2,7 +2,7 @@
  * Breaks of the trigger's promise (docs/trigger-promise.md) found by a seventh adversarial review,
  * of the resumed read that chases a place pushed on (Continuity.pushedOn, 2c46284) and of the
  * reads of a pass begun again that leave the form's run of polls as it stands (readAgainOn in
- * pollOnce, eca3d25, since taken back). Each test is written as the promise says it should be; a break not fixed
+ * pollOnce, eca3d25). Each test is written as the promise says it should be; a break not fixed
  * yet is `it.failing` (it passes while the break is there, and fails the day a change fixes it —
  * then drop `.failing`). The REPRO comment says what broke, why, and the mechanism; replay one with
  *   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t '<name>'
@@ -114,9 +114,8 @@ describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose e
 	// or with New Response (the updates are not emitted) the form is still named.
 	// The promise: never a silent stall (P8b: under steady edits every response due is out within
 	// a bound of polls, or its form is named by an error).
-	// Fixed by taking eca3d25 back: every read of a pass begun again counts again, and the form is
-	// named on every cycle. (The late "kept moving" it fixed is a known gap again: 'run stands'
-	// below, and fuzz seeds 81002 and 81004 in trigger.promise.named.test.ts.)
+	// Fixed: a read of a pass begun again that emits no longer counts as moved; with the reads
+	// between left standing (readAgainOn), the search and restart polls of two cycles name it.
 	// Replay:
 	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'edits emitted'
 	it('One Form, newest first, new or updated, pages of 5 read one a poll, the place updated every 8 polls (edits emitted): the backlog comes or the form is named', async () => {
@@ -129,7 +128,7 @@ describe('Forms.wtf Trigger, review 7: a pass begun again, newest first, whose e
 	// was named on every cycle (polls 37, 50, 69, ...). The search reads that reach the top of
 	// the list read the arrivals above the place: new, emitted, so the read counts as moved and
 	// the run ends; the re-read of the pass between two edits is readAgainOn and leaves the run
-	// as it stands. Fixed by taking eca3d25 back, as the test before.
+	// as it stands. Fixed as the test before.
 	// Replay:
 	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'arrivals emitted'
 	it('One Form, newest first, new only, one arrival a poll, pages of 5 read one a poll, the place updated every 8 polls (arrivals emitted): the backlog comes or the form is named', async () => {
@@ -155,39 +154,40 @@ describe('Forms.wtf Trigger, review 7: a run of polls that stands while a pass i
 	// promise; the change moved the error, it did not remove it.)
 	// The promise: no error while the service is healthy, except that a form whose responses KEEP
 	// being edited may be named "kept moving" (P4a: two edits or more in the 15 polls before).
+	// Fixed: the reads that read the pass again leave the run as it stands (readAgainOn, eca3d25
+	// again), and so does a poll that does not reach a form in a run of "kept moving" polls: only
+	// its reads tell whether its responses keep moving. A read of a pass begun again that emits
+	// no longer ends the run (that rule let the two tests above stall silently).
 	// Replay:
 	//   npx jest test/property/trigger.review7.test.ts --maxWorkers=1 -t 'run stands'
-	it.failing(
-		'All Forms, oldest first, pages of 5 read one a poll, the place of a long pass updated once, then the pass read again while another form is read in rotation (run stands): no error after the edits',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'allForms',
-				formCount: 2,
-				version: 2,
-				order: 'oldestFirst',
-				updatedResponses: 'ignore',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 3, 120 * MINUTE, 1_000);
-			server.seed(1, 200, 60 * MINUTE, 1_000);
-			const EDITED_AT_POLL = 40;
-			const errorsAfterEdits: string[] = [];
-			for (let poll = 0; poll < 120; poll++) {
-				const { errors } = await driver.poll({ budgetMs: 1 });
-				if (poll > EDITED_AT_POLL + 15) errorsAfterEdits.push(...errors);
-				server.apply({ kind: 'advance', ms: MINUTE });
-				if (poll === EDITED_AT_POLL) {
-					const resume = cursorOf(driver, 'form1')?.resume as IDataObject;
-					expect(resume.offset).toBe(77);
-					updateByIds(server, placeOf(resume, 0), 1);
-				}
+	it('All Forms, oldest first, pages of 5 read one a poll, the place of a long pass updated once, then the pass read again while another form is read in rotation (run stands): no error after the edits', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 2,
+			version: 2,
+			order: 'oldestFirst',
+			updatedResponses: 'ignore',
+			pageCap: 5,
+			requestMs: 100,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+		});
+		server.seed(0, 3, 120 * MINUTE, 1_000);
+		server.seed(1, 200, 60 * MINUTE, 1_000);
+		const EDITED_AT_POLL = 40;
+		const errorsAfterEdits: string[] = [];
+		for (let poll = 0; poll < 120; poll++) {
+			const { errors } = await driver.poll({ budgetMs: 1 });
+			if (poll > EDITED_AT_POLL + 15) errorsAfterEdits.push(...errors);
+			server.apply({ kind: 'advance', ms: MINUTE });
+			if (poll === EDITED_AT_POLL) {
+				const resume = cursorOf(driver, 'form1')?.resume as IDataObject;
+				expect(resume.offset).toBe(77);
+				updateByIds(server, placeOf(resume, 0), 1);
 			}
-			expect(server.unhealthy()).toBe(false);
-			expect(errorsAfterEdits).toEqual([]);
-		},
-	);
+		}
+		expect(server.unhealthy()).toBe(false);
+		expect(errorsAfterEdits).toEqual([]);
+	});
 });
 
 describe('Forms.wtf Trigger, review 7: a chase that never catches up', () => {

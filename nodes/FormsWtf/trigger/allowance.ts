@@ -210,6 +210,7 @@ export class PollAllowance {
 			movedUnder,
 			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
 			lostPlace: (resume.restarts ?? 0) > 0,
+			beganAgain: (resume.restarts ?? 0) > (start?.restarts ?? 0),
 			resume,
 			fromStart: offset === 0,
 			startedAtMs,
@@ -391,6 +392,8 @@ interface FormRead {
 	 * what it reads is read again, not progress, until it finds its place or completes the pass.
 	 */
 	lostPlace: boolean;
+	/** This read did not find its place and its pass began again from the start (lostPlace). */
+	beganAgain: boolean;
 	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
 	resume: ResumePoint;
 	/** The read began at the start of `since`, so it saw every response the API returns. */

@@ -95,10 +95,7 @@ export async function pollOnce(
 	 * A response to emit. Served again in another version (updated while the read went on), the
 	 * version served last takes its place: never an older version after a newer one.
 	 */
-	/** How many versions this poll handed to `emit` so far (a read that emitted is one that moved). */
-	let emitted = 0;
 	const emit = (form: WatchedForm, candidate: Candidate): void => {
-		emitted++;
 		const key = `${form.id}/${candidate.id}`;
 		const at = freshAt.get(key);
 		const item = withForm(candidate, form, settings);
@@ -189,7 +186,6 @@ export async function pollOnce(
 			const handled: HandledVersion[] = [];
 			const undated: string[] = [];
 			const sinceMs = Date.parse(cursor.since);
-			const emittedBefore = emitted;
 			const read = await allowance.readForm(
 				{ formId: form.id, since: cursor.since },
 				cursor.resume,
@@ -273,13 +269,24 @@ export async function pollOnce(
 			// by a wait it had no time for, or by a failure, moved if it read past where it stood
 			// before: the user got its responses, and the next poll goes on from there.
 			if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
-			// (A read of a pass begun again that emitted something new moved all the same: responses
-			// arriving ahead of a newest-first read push its place on, and its search from the start
-			// reads them.)
+			// (Not even when a read of a pass begun again emits what was updated or arrived ahead of
+			// it: that ended the run of a form whose place is edited every few polls, which then
+			// never got named. Arrivals ahead of a newest-first read no longer begin a pass again:
+			// its place, pushed on, is chased; see resumeAfter.)
 			const moved =
 				(read.failure === undefined && read.proven && !read.cut) ||
-				((!read.lostPlace || emitted > emittedBefore) &&
-					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
+				(!read.lostPlace && (read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
+			// A read of a pass begun again that found its own place and got past where the last one
+			// ended: the form's responses did not move since, but it reads again what was read. It is
+			// neither progress nor a poll without progress: the run the form is in stands as it was.
+			// Counted, a long pass read again after the edits stopped named the form ("kept moving")
+			// while it went on; the passes that begin again, each counted, still name it.
+			const readAgainOn =
+				read.lostPlace &&
+				!read.beganAgain &&
+				read.proven &&
+				read.failure === undefined &&
+				read.end > (cursor.resume?.offset ?? 0);
 			if (moved) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
@@ -290,6 +297,8 @@ export async function pollOnce(
 					failedInARow++;
 					lastFailure = read.failure;
 				}
+			} else if (readAgainOn) {
+				// (The run stands.)
 			} else if (
 				read.proven ||
 				read.failure !== undefined ||
@@ -355,6 +364,9 @@ export async function pollOnce(
 		const cursor = cursorOf(formId);
 		if (tried.has(formId)) continue;
 		if (!holdsBackEveryForm && !cursor.failedPolls) continue;
+		// Whether a form's responses keep moving, only its reads tell: a poll that did not get to
+		// it (the reads of the others spent it) leaves that run as it stands.
+		if (!holdsBackEveryForm && cursor.failedFor === 'keptMoving') continue;
 		// Not reached, it goes on with the run it is in: one of polls whose responses kept moving
 		// (a pass begun again among them) is named for that. Named by a kind of its own, a poll it
 		// was not reached in started a new run each time, and a form whose reads failed in between
