@@ -1325,3 +1325,67 @@ describe('Forms.wtf Trigger: a pass begun again under edits, read again after th
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: newest first, a burst, then edits before every poll of one page', () => {
+	// Fuzz seeds 85001 and 86001 (P4a), as they shrank, found on 3c2c8a3: there, a read of a pass
+	// begun again that emitted the updates ahead of it ended the run, the reads between counted,
+	// and the form was named "kept moving" long after its last edit, or while only the other form
+	// was edited. They hold on 98bcfa2 and since 8466283 (only the polls that lose the pass's place
+	// again count).
+	it('One Form: named only while its own responses are edited', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				formCount: 2,
+				lookBackMinutes: 0,
+				order: 'newestFirst',
+				pageCap: 3,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0, 0],
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'submit', form: 0, count: 2, gapMs: 1 },
+				{ kind: 'burst', form: 0, count: 15 },
+				{ kind: 'churn', form: 0, edit: 'update', polls: 51, budget: 'tiny' },
+				{ kind: 'submitGarbled', form: 0, garble: 'null' },
+				{ kind: 'deny', form: 0, status: 403, times: 1 },
+				{ kind: 'submit', form: 0, count: 8, gapMs: 1 },
+				{ kind: 'submitGarbled', form: 0, garble: 'null' },
+				{ kind: 'late', form: 0, count: 1, permille: 0 },
+				{ kind: 'submit', form: 0, count: 5, gapMs: 1 },
+				{ kind: 'churn', form: 1, edit: 'update', polls: 15, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+
+	it('All Forms: a form is not named for the edits of another', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'allForms',
+				formCount: 2,
+				lookBackMinutes: 2,
+				order: 'newestFirst',
+				pageCap: 3,
+				requestMs: 2_000,
+				startOffsetMs: 0,
+				seeded: [1, 4],
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'churn', form: 0, edit: 'update', polls: 5, budget: '1s' },
+				{ kind: 'discardedPoll' },
+				{ kind: 'submit', form: 1, count: 4, gapMs: 1 },
+				{ kind: 'submit', form: 1, count: 5, gapMs: 1 },
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'garble', form: 1, pick: 3, garble: 'null' },
+				},
+				{ kind: 'churn', form: 0, edit: 'update', polls: 12, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
