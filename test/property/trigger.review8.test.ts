@@ -113,4 +113,43 @@ describe('Forms.wtf Trigger, review 8: a chase that cannot tell its place is ahe
 			expect(errors).toEqual([]);
 		},
 	);
+
+	// REPRO: One Form, New Response, Every Response Since a Date (7 days ago), NEWEST first, 100
+	// responses an hour ago a second apart, pages of 5 at 100 ms, one page a poll. After poll 10
+	// (the pass at offset 23), 25 responses arrive, a millisecond apart; the first of them is
+	// served with `submittedAt: null` (the server still orders it by its true time: service
+	// notes, the API's dates are not to be relied on). The resumed read of poll 11 reads offsets
+	// 20-24, five arrivals above its place: the chase of 2c46284 should go on. But the undated
+	// one is not "before" the place (Continuity's `before`: an unserved response without a date
+	// lies on no known side), so pushedOn is false and the read searches back (polls 12-15,
+	// offsets 15, 10, 5, 0), away from its place 25 further on. At 0 it does not find it: the
+	// pass begins again (restarts 1); after the arrivals its re-read of the backlog emits
+	// nothing new and counts as polls without progress: at poll 20 the form is named "kept
+	// moving", and the oracle objects (P4a); no response was edited or deleted, every request
+	// answered. The same arrivals all dated hold (the chase finds its place).
+	// The promise: no error while the service is healthy, except a form whose responses keep
+	// being edited (P4a); an undated response is a response like another (P3: emitted once).
+	// Replay:
+	//   npx jest test/property/trigger.review8.test.ts --maxWorkers=1 -t 'undated arrival'
+	it.failing(
+		'One Form, newest first, pages of 5 read one a poll, 25 arrivals the oldest of them undated (undated arrival): no error on a service that edits nothing',
+		async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				order: 'newestFirst',
+				updatedResponses: 'ignore',
+				pageCap: 5,
+				requestMs: 100,
+				sinceAgoMs: 7 * 24 * 3_600_000,
+			});
+			server.seed(0, 100, 60 * MINUTE, 1_000);
+			const errors = await pollsOfOnePage(driver, server, 40, (poll) => {
+				if (poll !== 10) return;
+				server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
+				server.apply({ kind: 'advance', ms: 1 });
+				server.apply({ kind: 'submit', form: 0, count: 24, gapMs: 1 });
+			});
+			expect(errors).toEqual([]);
+		},
+	);
 });
