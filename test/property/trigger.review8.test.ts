@@ -10,42 +10,28 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SimServer } from '../sim/server';
-import { cursorOf, MINUTE, setUp } from './named';
-import type { Driver } from './run';
+import { cursorOf, editByIds, MINUTE, placeOf, pollsOfOnePage, setUp } from './named';
 
 /**
  * One Form, New Response, Every Response Since a Date (7 days ago), NEWEST first, `backlog`
  * responses an hour ago, `spacingMs` apart (0: all in one millisecond, as an import makes them),
- * pages of 2 at 100 ms.
+ * pages of `pageCap` at 100 ms.
  */
-function newestFirstPagesOf2(backlog: number, spacingMs: number): ReturnType<typeof setUp> {
+function newestFirstBacklog(
+	pageCap: number,
+	backlog: number,
+	spacingMs: number,
+): ReturnType<typeof setUp> {
 	const setup = setUp({
 		version: 2,
 		order: 'newestFirst',
 		updatedResponses: 'ignore',
-		pageCap: 2,
+		pageCap,
 		requestMs: 100,
 		sinceAgoMs: 7 * 24 * 3_600_000,
 	});
 	setup.server.seed(0, backlog, 60 * MINUTE, spacingMs);
 	return setup;
-}
-
-/** Polls of one page each (a 1 ms budget), a minute apart, `between` after each; the errors of each. */
-async function pollsOfOnePage(
-	driver: Driver,
-	server: SimServer,
-	count: number,
-	between: (poll: number) => void,
-): Promise<string[][]> {
-	const errors: string[][] = [];
-	for (let poll = 0; poll < count; poll++) {
-		errors.push((await driver.poll({ budgetMs: 1 })).errors);
-		server.apply({ kind: 'advance', ms: MINUTE });
-		between(poll);
-	}
-	expect(server.unhealthy()).toBe(false);
-	return errors;
 }
 
 /** The errors of polls on a service that answered every request and edited nothing. */
@@ -82,7 +68,7 @@ describe('Forms.wtf Trigger, review 8: a chase that cannot tell its place is ahe
 	it.failing(
 		'One Form, newest first, pages of 2 read one a poll, a backlog in one millisecond, then 12 arrivals (tied backlog): no error on a service that edits nothing',
 		async () => {
-			const { server, driver } = newestFirstPagesOf2(60, 0);
+			const { server, driver } = newestFirstBacklog(2, 60, 0);
 			const errors = await pollsOfOnePage(driver, server, 30, (poll) => {
 				if (poll === 6) server.apply({ kind: 'submit', form: 0, count: 12, gapMs: 1 });
 			});
@@ -110,7 +96,7 @@ describe('Forms.wtf Trigger, review 8: a chase that cannot tell its place is ahe
 	it.failing(
 		'One Form, newest first, pages of 2 read one a poll, 40 arrivals in one millisecond (burst in one millisecond): no error on a service that edits nothing',
 		async () => {
-			const { server, driver } = newestFirstPagesOf2(300, 1_000);
+			const { server, driver } = newestFirstBacklog(2, 300, 1_000);
 			const errors = await pollsOfOnePage(driver, server, 40, (poll) => {
 				if (poll === 10) server.apply({ kind: 'burst', form: 0, count: 40 });
 			});
@@ -138,15 +124,7 @@ describe('Forms.wtf Trigger, review 8: a chase that cannot tell its place is ahe
 	it.failing(
 		'One Form, newest first, pages of 5 read one a poll, 25 arrivals the oldest of them undated (undated arrival): no error on a service that edits nothing',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				updatedResponses: 'ignore',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 100, 60 * MINUTE, 1_000);
+			const { server, driver } = newestFirstBacklog(5, 100, 1_000);
 			const errors = await pollsOfOnePage(driver, server, 40, (poll) => {
 				if (poll !== 10) return;
 				server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
@@ -184,30 +162,14 @@ describe('Forms.wtf Trigger, review 8: a place deleted while chased', () => {
 	it.failing(
 		'One Form, newest first, pages of 5 read one a poll, 40 arrivals, then the place deleted while chased (place deleted): no error 15 polls after the edits',
 		async () => {
-			const { server, driver } = setUp({
-				version: 2,
-				order: 'newestFirst',
-				updatedResponses: 'ignore',
-				pageCap: 5,
-				requestMs: 100,
-				sinceAgoMs: 7 * 24 * 3_600_000,
-			});
-			server.seed(0, 150, 60 * MINUTE, 1_000);
+			const { server, driver } = newestFirstBacklog(5, 150, 1_000);
 			const EDITED_AFTER_POLL = 11;
 			const errors = await pollsOfOnePage(driver, server, 45, (poll) => {
 				if (poll === 10) server.apply({ kind: 'submit', form: 0, count: 40, gapMs: 1 });
 				if (poll !== EDITED_AFTER_POLL) return;
 				const resume = cursorOf(driver, 'form0')?.resume as IDataObject;
 				expect(resume.drift).toBeDefined();
-				const place = [
-					...((resume.earlier ?? []) as IDataObject[]),
-					...(resume.anchors as IDataObject[]),
-				];
-				for (const { id } of place) {
-					const alive = server.responses.filter((r) => r.formId === 'form0' && server.isVisible(r));
-					server.apply({ kind: 'delete', form: 0, pick: alive.findIndex((r) => r.id === id) });
-					server.apply({ kind: 'advance', ms: 1 });
-				}
+				editByIds(server, 'delete', placeOf(resume), { gapMs: 1 });
 			});
 			expect(errors.slice(EDITED_AFTER_POLL + 16).flat()).toEqual([]);
 		},
