@@ -140,3 +140,49 @@ export function cursorOf(driver: Driver, formId: string): IDataObject | undefine
 	const forms = driver.session.triggerState?.forms as IDataObject | undefined;
 	return forms?.[formId] as IDataObject | undefined;
 }
+
+/**
+ * Respondents update (a new `submittedAt`, now) or delete these responses of a form, `gapMs`
+ * apart (0: all in one millisecond).
+ */
+export function editByIds(
+	server: SimServer,
+	kind: 'update' | 'delete',
+	ids: string[],
+	{ form = 0, gapMs = 0 }: { form?: number; gapMs?: number } = {},
+): void {
+	for (const id of ids) {
+		const alive = server.responses.filter((r) => r.formId === `form${form}` && server.isVisible(r));
+		const pick = alive.findIndex((r) => r.id === id);
+		if (pick >= 0) server.apply({ kind, form, pick });
+		if (gapMs) server.apply({ kind: 'advance', ms: gapMs });
+	}
+}
+
+/** The ids of the place a cut read left for the next one: its checkpoints (from an offset) and anchors. */
+export function placeOf(resume: IDataObject, fromOffset = 0): string[] {
+	const earlier = ((resume.earlier ?? []) as IDataObject[]).filter(
+		(checkpoint) => (checkpoint.offset as number) >= fromOffset,
+	);
+	return [...earlier, ...(resume.anchors as IDataObject[])].map((point) => point.id as string);
+}
+
+/**
+ * Polls of one page each (a 1 ms budget), a minute apart, `between` after each, on a service
+ * that answers every request; the errors of each poll.
+ */
+export async function pollsOfOnePage(
+	driver: Driver,
+	server: SimServer,
+	count: number,
+	between: (poll: number) => void,
+): Promise<string[][]> {
+	const errors: string[][] = [];
+	for (let poll = 0; poll < count; poll++) {
+		errors.push((await driver.poll({ budgetMs: 1 })).errors);
+		server.apply({ kind: 'advance', ms: MINUTE });
+		between(poll);
+	}
+	expect(server.unhealthy()).toBe(false);
+	return errors;
+}

@@ -9,26 +9,17 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { SimServer } from '../sim/server';
-import { aliveIds, cursorOf, MINUTE, setUp, timesEmitted } from './named';
+import {
+	aliveIds,
+	cursorOf,
+	editByIds,
+	MINUTE,
+	placeOf,
+	pollsOfOnePage,
+	setUp,
+	timesEmitted,
+} from './named';
 import type { Driver } from './run';
-
-/** Respondents update these responses of a form (each gets a new `submittedAt`, now). */
-function updateByIds(server: SimServer, ids: string[], form = 0): void {
-	for (const id of ids) {
-		const alive = server.responses.filter((r) => r.formId === `form${form}` && server.isVisible(r));
-		const pick = alive.findIndex((r) => r.id === id);
-		if (pick >= 0) server.apply({ kind: 'update', form, pick });
-	}
-}
-
-/** The ids of the place a cut read left for the next one: its checkpoints and anchors. */
-function placeOf(resume: IDataObject, fromOffset: number): string[] {
-	const earlier = ((resume.earlier ?? []) as IDataObject[]).filter(
-		(checkpoint) => (checkpoint.offset as number) >= fromOffset,
-	);
-	return [...earlier, ...(resume.anchors as IDataObject[])].map((point) => point.id as string);
-}
 
 /**
  * One Form, Every Response Since a Date (7 days ago), newest first, `backlog` responses in the
@@ -50,26 +41,9 @@ function newestFirstBacklog(
 	return setup;
 }
 
-/** Polls of one page each (a 1 ms budget), a minute apart, `between` after each; their errors. */
-async function pollsOfOnePage(
-	driver: Driver,
-	server: SimServer,
-	count: number,
-	between: (poll: number) => void,
-): Promise<string[]> {
-	const errors: string[] = [];
-	for (let poll = 0; poll < count; poll++) {
-		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-		server.apply({ kind: 'advance', ms: MINUTE });
-		between(poll);
-	}
-	expect(server.unhealthy()).toBe(false);
-	return errors;
-}
-
 /** Of these responses, those never emitted, unless an error named form0 (then none). */
-function silentlyMissing(ids: string[], driver: Driver, errors: string[]): string[] {
-	const named = errors.some((error) => error.includes('form0') || error.includes('Form 0'));
+function silentlyMissing(ids: string[], driver: Driver, errors: string[][]): string[] {
+	const named = errors.flat().some((error) => error.includes('form0') || error.includes('Form 0'));
 	return named ? [] : ids.filter((id) => timesEmitted(driver.emitted, id) === 0);
 }
 
@@ -86,7 +60,7 @@ async function placeUpdatedEvery8Polls(
 	const errors = await pollsOfOnePage(driver, server, 230, (poll) => {
 		if (arrivals) server.apply({ kind: 'submit', form: 0, count: arrivals });
 		const resume = cursorOf(driver, 'form0')?.resume as IDataObject | undefined;
-		if (poll < 200 && poll % 8 === 7 && resume) updateByIds(server, placeOf(resume, 8));
+		if (poll < 200 && poll % 8 === 7 && resume) editByIds(server, 'update', placeOf(resume, 8));
 	});
 	// The last responses submitted wait for the next poll.
 	return silentlyMissing(aliveIds(server).slice(0, -6), driver, errors);
@@ -182,7 +156,7 @@ describe('Forms.wtf Trigger, review 7: a run of polls that stands while a pass i
 			if (poll === EDITED_AT_POLL) {
 				const resume = cursorOf(driver, 'form1')?.resume as IDataObject;
 				expect(resume.offset).toBe(77);
-				updateByIds(server, placeOf(resume, 0), 1);
+				editByIds(server, 'update', placeOf(resume, 0), { form: 1 });
 			}
 		}
 		expect(server.unhealthy()).toBe(false);
