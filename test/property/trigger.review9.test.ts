@@ -158,3 +158,40 @@ describe('Forms.wtf Trigger, review 9: a pass begun again whose place is edited 
 		},
 	);
 });
+
+describe('Forms.wtf Trigger, review 9: a second burst while a pass begun again is read again', () => {
+	// REPRO: One Form, New Response, Every Response Since a Date (7 days ago), NEWEST first, 300
+	// responses in the last hour a second apart, pages of 5 at 100 ms, one page a poll. After
+	// poll 12 (the pass at offset 27) 40 responses arrive in ONE millisecond (a burst: an embed
+	// or a script posting at once), and 40 more the same way after poll 24. No response is ever
+	// edited or deleted, every request is answered. At poll 28 the form is named "could not be
+	// read: its responses kept moving".
+	// Why: review 8's 'burst in one millisecond': a page of ties teaches the chase no order, so
+	// the read of poll 13 searches back (polls 13-17, progress: `seeking`) and at 0 begins the
+	// pass again (poll 18: restarts 1, reached 27, failedPolls 1); 8466283 lets its re-read stand
+	// (polls 19-24, offsets 7 to 17). The second burst lands while that re-read is short of
+	// `reached`: the read of poll 25 loses its place the same way, and now every poll of the
+	// search back counts (the pass is begun again: lostPlace), polls 25-27 (failedPolls 2-4),
+	// and the pass begins again at poll 28 (5): named. Two arrivals of many responses, 12 polls
+	// apart, on a service that edits nothing, are two "losses of place" that 8466283 counts as
+	// one run. Bursts every 3 to 12 polls name it with pages of 2 or 5, bursts of 10 or 40, and
+	// a backlog of 60 in one millisecond (pages of 2) with bursts of 12 every 4 or 8 polls too.
+	// The promise: no error while the service is healthy, except that a form whose responses
+	// KEEP being edited may be named "kept moving" (P4a: two edits or more in the 15 polls before
+	// the error). Responses arriving are not edits.
+	// Replay:
+	//   npx jest test/property/trigger.review9.test.ts --maxWorkers=1 -t 'second burst'
+	it.failing(
+		'One Form, newest first, new only, pages of 5 read one a poll, two bursts of 40 in one millisecond 12 polls apart (second burst): no error on a service that edits nothing',
+		async () => {
+			const { server, driver } = backlogOf(300, 5);
+			const errors = await pollsOfOnePage(driver, server, 60, (poll) => {
+				if (poll === 12 || poll === 24) server.apply({ kind: 'burst', form: 0, count: 40 });
+			});
+			expect(
+				server.responses.some((r) => r.versions.length > 1 || r.deletedAtMs !== undefined),
+			).toBe(false);
+			expect(errors.flat()).toEqual([]);
+		},
+	);
+});
