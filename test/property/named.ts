@@ -107,6 +107,30 @@ export async function backlogUnderRareEdits(
 	return { missing, errors };
 }
 
+/**
+ * Every Response Since a Date (7 days ago), newest first, New Response, One Form (unless `patch`
+ * says otherwise), `backlog` responses of form0 an hour ago `spacingMs` apart (0: all in one
+ * millisecond, as an import makes them), pages of `pageCap` at 100 ms.
+ */
+export function sinceDateBacklog(
+	backlog: number,
+	pageCap: number,
+	patch: Partial<FuzzSettings> = {},
+	spacingMs = 1_000,
+): ReturnType<typeof setUp> {
+	const setup = setUp({
+		version: 2,
+		order: 'newestFirst',
+		updatedResponses: 'ignore',
+		pageCap,
+		requestMs: 100,
+		sinceAgoMs: 7 * 24 * 3_600_000,
+		...patch,
+	});
+	setup.server.seed(0, backlog, 60 * MINUTE, spacingMs);
+	return setup;
+}
+
 /** The ids of a form's responses that exist now, in creation order. */
 export function aliveIds(server: SimServer, formId = 'form0'): string[] {
 	return server.responses

@@ -10,7 +10,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SimServer } from '../sim/server';
-import { cursorOf, editByIds, MINUTE, placeOf, pollsOfOnePage, setUp } from './named';
+import { cursorOf, editByIds, placeOf, pollsOfOnePage, sinceDateBacklog } from './named';
 
 /**
  * One Form, New Response, Every Response Since a Date (7 days ago), NEWEST first, `backlog`
@@ -21,17 +21,8 @@ function newestFirstBacklog(
 	pageCap: number,
 	backlog: number,
 	spacingMs: number,
-): ReturnType<typeof setUp> {
-	const setup = setUp({
-		version: 2,
-		order: 'newestFirst',
-		updatedResponses: 'ignore',
-		pageCap,
-		requestMs: 100,
-		sinceAgoMs: 7 * 24 * 3_600_000,
-	});
-	setup.server.seed(0, backlog, 60 * MINUTE, spacingMs);
-	return setup;
+): ReturnType<typeof sinceDateBacklog> {
+	return sinceDateBacklog(backlog, pageCap, {}, spacingMs);
 }
 
 /** The errors of polls on a service that answered every request and edited nothing. */

@@ -14,36 +14,12 @@ import {
 	aliveIds,
 	cursorOf,
 	editByIds,
-	MINUTE,
 	placeOf,
 	pollsOfOnePage,
-	setUp,
+	sinceDateBacklog,
 	timesEmitted,
 } from './named';
 import type { Driver } from './run';
-import type { FuzzSettings } from './schedule';
-
-/**
- * One Form (unless `patch` says otherwise), Every Response Since a Date (7 days ago), `backlog`
- * responses in the last hour (a second apart), pages of `pageCap` at 100 ms.
- */
-function backlogOf(
-	backlog: number,
-	pageCap: number,
-	patch: Partial<FuzzSettings> = {},
-): ReturnType<typeof setUp> {
-	const setup = setUp({
-		version: 2,
-		order: 'newestFirst',
-		updatedResponses: 'ignore',
-		pageCap,
-		requestMs: 100,
-		sinceAgoMs: 7 * 24 * 3_600_000,
-		...patch,
-	});
-	setup.server.seed(0, backlog, 60 * MINUTE, 1_000);
-	return setup;
-}
 
 /** Of these responses of `formId`, those never emitted, unless an error named the form (then none). */
 function silentlyMissing(
@@ -123,7 +99,7 @@ describe('Forms.wtf Trigger, review 9: a pass begun again whose place is edited 
 	it.failing(
 		'One Form, newest first, new only, pages of 5 read one a poll, the place updated each time the pass begun again gets back to it (edited on return): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = backlogOf(200, 5);
+			const { server, driver } = sinceDateBacklog(200, 5);
 			const backlog = aliveIds(server);
 			const edits = editPlaceWhenPassGetsBack(driver, server, 'update', 10);
 			const errors = await pollsOfOnePage(driver, server, 300, edits.between);
@@ -142,7 +118,7 @@ describe('Forms.wtf Trigger, review 9: a pass begun again whose place is edited 
 	it.failing(
 		'One Form, oldest first, new only, pages of 5 read one a poll, the place deleted each time the pass begun again gets back to it (deleted on return): the backlog comes or the form is named',
 		async () => {
-			const { server, driver } = backlogOf(200, 5, { order: 'oldestFirst' });
+			const { server, driver } = sinceDateBacklog(200, 5, { order: 'oldestFirst' });
 			const backlog = aliveIds(server);
 			const edits = editPlaceWhenPassGetsBack(driver, server, 'delete', 10);
 			const errors = await pollsOfOnePage(driver, server, 300, edits.between);
@@ -184,7 +160,7 @@ describe('Forms.wtf Trigger, review 9: a second burst while a pass begun again i
 	it.failing(
 		'One Form, newest first, new only, pages of 5 read one a poll, two bursts of 40 in one millisecond 12 polls apart (second burst): no error on a service that edits nothing',
 		async () => {
-			const { server, driver } = backlogOf(300, 5);
+			const { server, driver } = sinceDateBacklog(300, 5);
 			const errors = await pollsOfOnePage(driver, server, 60, (poll) => {
 				if (poll === 12 || poll === 24) server.apply({ kind: 'burst', form: 0, count: 40 });
 			});
