@@ -1389,3 +1389,35 @@ describe('Forms.wtf Trigger: newest first, a burst, then edits before every poll
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
+
+describe('Forms.wtf Trigger: a pass begun again that reads arrivals ahead of it, after a burst in one millisecond', () => {
+	// Fuzz seed 88001 (P4a), as it shrank, found on 8466283. Newest first, pages of 3, one page a
+	// poll: a burst of 2 in one millisecond (no order to learn: the read cannot tell its place was
+	// pushed on), then one arrival before every poll. The pass began again, and its reads emitted
+	// the arrivals ahead of them, but 8466283 no longer counted a read that emits as moving: the
+	// form was named "kept moving" on a service that edited nothing. A read of a pass begun again
+	// that emits moves again, unless it is the read that began the pass again.
+	it('emits the arrivals and names nothing', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				lookBackMinutes: 0,
+				order: 'newestFirst',
+				pageCap: 3,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [0],
+				seedSpacingMs: 1_000,
+			}),
+			steps: [
+				{ kind: 'late', form: 0, count: 2, permille: 0 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 3 },
+				{ kind: 'poll', budget: 'tiny' },
+				{ kind: 'burst', form: 0, count: 2 },
+				{ kind: 'fault', fault: { kind: 'wrongShape', body: 'errorObject' }, times: 7 },
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 14, budget: 'tiny' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});

@@ -209,7 +209,7 @@ export class PollAllowance {
 			proven: continuity.proven,
 			movedUnder,
 			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
-			lostPlace: (resume.restarts ?? 0) > 0,
+			lostPlace: (resume.restarts ?? 0) > 0 && resume.reached !== undefined,
 			beganAgain: (resume.restarts ?? 0) > (start?.restarts ?? 0),
 			resume,
 			fromStart: offset === 0,
@@ -262,10 +262,11 @@ function resumeAfter(
 			// Proven without finding its place, it read from the start: the pass began again.
 			point.restarts = (start.restarts ?? 0) + 1;
 			point.reached = placeReached(start);
-		} else if (start?.restarts && end < (start.reached ?? 0)) {
-			// Short of where the pass had been, it read again what was read, whatever place it found.
+		} else if (start?.restarts) {
+			// The pass's count of beginnings again stays until it ends. Short of where the pass had
+			// been, it read again what was read, whatever place it found.
 			point.restarts = start.restarts;
-			point.reached = start.reached;
+			if (end < (start.reached ?? 0)) point.reached = start.reached;
 		}
 		return point;
 	}

@@ -95,7 +95,10 @@ export async function pollOnce(
 	 * A response to emit. Served again in another version (updated while the read went on), the
 	 * version served last takes its place: never an older version after a newer one.
 	 */
+	/** How many versions this poll handed to `emit` so far (a read that emitted is one that moved). */
+	let emitted = 0;
 	const emit = (form: WatchedForm, candidate: Candidate): void => {
+		emitted++;
 		const key = `${form.id}/${candidate.id}`;
 		const at = freshAt.get(key);
 		const item = withForm(candidate, form, settings);
@@ -131,13 +134,21 @@ export async function pollOnce(
 	 * kind (FormCursor.failedFor): polls whose reads kept losing their place, or polls that got
 	 * nowhere else; a poll of the other kind starts a new run, counted and reported on its own.
 	 */
-	const noProgress = (form: WatchedForm, cursor: FormCursor, cause: unknown): FormCursor => {
+	const noProgress = (
+		form: WatchedForm,
+		cursor: FormCursor,
+		cause: unknown,
+		atLeast = 0,
+	): FormCursor => {
 		stalled.add(form.id);
 		const kind = cause === keptMoving ? 'keptMoving' : undefined;
 		const sameRun = cursor.failedFor === kind;
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
 		const failedBefore = settings.watch === 'form' && !kind ? (state.failures ?? 0) : 0;
-		const failedPolls = (sameRun ? (cursor.failedPolls ?? 0) : 0) + failedBefore + 1;
+		const failedPolls = Math.max(
+			atLeast,
+			(sameRun ? (cursor.failedPolls ?? 0) : 0) + failedBefore + 1,
+		);
 		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
 		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
 		const gone = form.unlisted && httpCodeOf(cause) === '404';
@@ -186,6 +197,7 @@ export async function pollOnce(
 			const handled: HandledVersion[] = [];
 			const undated: string[] = [];
 			const sinceMs = Date.parse(cursor.since);
+			const emittedBefore = emitted;
 			const read = await allowance.readForm(
 				{ formId: form.id, since: cursor.since },
 				cursor.resume,
@@ -269,13 +281,14 @@ export async function pollOnce(
 			// by a wait it had no time for, or by a failure, moved if it read past where it stood
 			// before: the user got its responses, and the next poll goes on from there.
 			if (read.stoppedBy !== undefined) stoppedBy = read.stoppedBy;
-			// (Not even when a read of a pass begun again emits what was updated or arrived ahead of
-			// it: that ended the run of a form whose place is edited every few polls, which then
-			// never got named. Arrivals ahead of a newest-first read no longer begin a pass again:
-			// its place, pushed on, is chased; see resumeAfter.)
+			// (A read of a pass begun again that emits something new moves all the same: what arrives
+			// ahead of a newest-first read is read by it. Not the read that began the pass again:
+			// each beginning again counts, or a place edited every few polls, whose new versions that
+			// read emits, was never named.)
 			const moved =
 				(read.failure === undefined && read.proven && !read.cut) ||
-				(!read.lostPlace && (read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
+				((!read.lostPlace || (emitted > emittedBefore && !read.beganAgain)) &&
+					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
 			// A read of a pass begun again that found its own place and got past where the last one
 			// ended: the form's responses did not move since, but it reads again what was read. It is
 			// neither progress nor a poll without progress: the run the form is in stands as it was.
@@ -312,7 +325,10 @@ export async function pollOnce(
 					read.failure ??
 					read.stoppedBy ??
 					(read.proven && !read.lostPlace ? undefined : keptMoving);
-				updated = noProgress(form, updated, cause);
+				// A pass that began again as often as a run is named for has not moved either, however
+				// far it got back in between: its place is edited each time it gets there.
+				const passBeganAgain = read.beganAgain ? (read.resume.restarts ?? 0) : 0;
+				updated = noProgress(form, updated, cause, passBeganAgain);
 				// A denied or missing form costs one request; a struggling service costs retries.
 				if (read.failure !== undefined && isTransientError(read.failure)) {
 					failedInARow++;

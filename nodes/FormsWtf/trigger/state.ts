@@ -153,9 +153,10 @@ export interface ResumePoint {
 	drift?: number;
 	/**
 	 * How many times this pass lost its place and began again from the start of `since` (every
-	 * anchor it looked for was updated or deleted), since a read of it last found its place.
-	 * While there are any, only finding its place or completing the pass counts as moving: a form
-	 * whose responses keep moving under a long read is named (see newResponses.ts).
+	 * anchor it looked for was updated or deleted), kept until the pass ends. While `reached` is
+	 * set with it, only getting back there or completing the pass counts as moving: a form whose
+	 * responses keep moving under a long read is named (see newResponses.ts), also when its place
+	 * is edited each time it gets back there (the 5th beginning again names it).
 	 */
 	restarts?: number;
 	/**
