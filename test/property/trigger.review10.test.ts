@@ -101,4 +101,42 @@ describe('Forms.wtf Trigger, review 10: the anchors updated each time a read fin
 			await drain(driver);
 		},
 	);
+
+	// REPRO: Selected Forms (two), New Response, Every Response Since a Date (7 days ago), NEWEST
+	// first, 200 responses each in the last hour, pages of 2 at 100 ms, one page a poll (a 1 ms
+	// budget: the two forms take turns). Form 0's anchors are updated after each read that found
+	// its place (80 rounds in 400 polls), the last after poll 377: from then on form 0's pass is
+	// lost (restarts and `reached` set) and searches back from offset 31 two places a read, one
+	// read every other poll, each counted (lostPlace): failedPolls 1 at poll 380, 5 at 388 (named,
+	// edits in the 15 polls before: allowed), and on, 11 at 399. Nothing is edited after poll 377,
+	// yet the first final poll (401) names form 0 again "kept moving": the oracle objects P4a (no
+	// edit in the 15 polls before that error). In the same two-form sweep, oldest first, deletions,
+	// or a budget of a few pages gave no objection.
+	// Why: a search back of a lost pass counts every poll whether or not anything moved since;
+	// shared one page a poll with another form, it takes longer than the edits window to get
+	// back, and the run that began under edits goes on naming the form on a service gone quiet.
+	// The promise: no error while the service is healthy, except a form whose responses KEEP
+	// being edited may be named "kept moving" (P4a: two edits or more in the 15 polls before it).
+	// Replay:
+	//   npx jest test/property/trigger.review10.test.ts --maxWorkers=1 -t 'named after the edits'
+	it.failing(
+		'Selected Forms (two), newest first, new only, pages of 2 read one a poll, form 0\'s anchors updated after each read that found its place, then no edit (named after the edits): no "kept moving" once the edits have stopped for 15 polls',
+		async () => {
+			const { server, driver } = sinceDateBacklog(200, 2, {
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0, 1],
+			});
+			server.seed(1, 200, 60 * MINUTE, 1_000);
+			const edits = editAnchorsAfterEachFoundPlace(driver, server, 10);
+			for (let poll = 0; poll < 400; poll++) {
+				await driver.poll({ budgetMs: 1 });
+				server.apply({ kind: 'advance', ms: MINUTE });
+				edits.between(poll);
+			}
+			expect(server.unhealthy()).toBe(false);
+			expect(edits.rounds()).toBeGreaterThan(50);
+			await drain(driver);
+		},
+	);
 });
