@@ -37,6 +37,23 @@ function editAnchorsAfterEachFoundPlace(
 	return { between, rounds: () => rounds };
 }
 
+/** Polls a minute apart with this budget, `edits` after each, on a service that answers all. */
+async function pollsWithEdits(
+	driver: Driver,
+	server: Parameters<typeof editByIds>[0],
+	count: number,
+	budgetMs: number,
+	edits: ReturnType<typeof editAnchorsAfterEachFoundPlace>,
+): Promise<void> {
+	for (let poll = 0; poll < count; poll++) {
+		await driver.poll({ budgetMs });
+		server.apply({ kind: 'advance', ms: MINUTE });
+		edits.between(poll);
+	}
+	expect(server.unhealthy()).toBe(false);
+	expect(edits.rounds()).toBeGreaterThan(50);
+}
+
 describe('Forms.wtf Trigger, review 10: the anchors updated each time a read finds its place', () => {
 	// REPRO: One Form, New Response, Every Response Since a Date (7 days ago), OLDEST first, 200
 	// responses in the last hour a second apart, pages of 2 at 100 ms, one page a poll (a 1 ms
@@ -91,13 +108,7 @@ describe('Forms.wtf Trigger, review 10: the anchors updated each time a read fin
 		async () => {
 			const { server, driver } = sinceDateBacklog(300, 2, { order: 'oldestFirst' });
 			const edits = editAnchorsAfterEachFoundPlace(driver, server, 10, 'delete');
-			for (let poll = 0; poll < 400; poll++) {
-				await driver.poll({ budgetMs: 250 });
-				server.apply({ kind: 'advance', ms: MINUTE });
-				edits.between(poll);
-			}
-			expect(server.unhealthy()).toBe(false);
-			expect(edits.rounds()).toBeGreaterThan(50);
+			await pollsWithEdits(driver, server, 400, 250, edits);
 			await drain(driver);
 		},
 	);
@@ -129,13 +140,7 @@ describe('Forms.wtf Trigger, review 10: the anchors updated each time a read fin
 			});
 			server.seed(1, 200, 60 * MINUTE, 1_000);
 			const edits = editAnchorsAfterEachFoundPlace(driver, server, 10);
-			for (let poll = 0; poll < 400; poll++) {
-				await driver.poll({ budgetMs: 1 });
-				server.apply({ kind: 'advance', ms: MINUTE });
-				edits.between(poll);
-			}
-			expect(server.unhealthy()).toBe(false);
-			expect(edits.rounds()).toBeGreaterThan(50);
+			await pollsWithEdits(driver, server, 400, 1, edits);
 			await drain(driver);
 		},
 	);
