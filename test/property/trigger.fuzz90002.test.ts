@@ -3,9 +3,10 @@
  * property P4a): a form whose responses were never edited nor deleted, only added to, is named as
  * one whose responses "kept moving while they were read (responses were edited or deleted
  * between the pages of each read)". It is not the known gap "named after the edits" (review 10):
- * there was no edit at all. Each test is written as the promise says it should be; the break is
- * not fixed yet, so they are `it.failing` (they pass while the break is there, and fail the day a
- * change fixes it — then drop `.failing`). Replay one with
+ * there was no edit at all. Each test is written as the promise says it should be. Fixed by
+ * keeping the last responses read distinct (Continuity.observe in shared/transport/paging.ts):
+ * a response a page served again at its start had been kept twice, which left the cut read with
+ * no checkpoint to find its place by. Both tests fail without that. Replay one with
  *   npx jest test/property/trigger.fuzz90002.test.ts --maxWorkers=1 -t '<name>'
  */
 import type { SimServer } from '../sim/server';
@@ -88,56 +89,53 @@ describe('Forms.wtf Trigger, fuzz seed 90002: arrivals alone taken for edits ("k
 	//   failedPolls 1..5, named at poll 56.
 	// Class: new (not review 10's late naming): "kept moving", worded as edits or deletions, on a
 	// form nobody edited; arrivals plus a burst in one ms are taken for edits.
-	// Tried (scratch copy, not applied): deduplicating lastRead in Continuity.observe keeps r0013
-	// as a checkpoint, poll 37 finds its place, no error; the stall at polls 48+ stays (silent,
-	// the known gap).
+	// Fixed: lastRead is deduplicated in Continuity.observe, so r0013 stays a checkpoint, poll 37
+	// finds its place, and no error comes; the late arrivals at polls 48+ stay the known gap
+	// (arrivals as fast as the read: late, without a warning).
 	// Replay:
 	//   npx jest test/property/trigger.fuzz90002.test.ts --maxWorkers=1 -t 'fuzz schedule'
-	it.failing(
-		'All Forms, newest first, pages of 2, 2 s a request, one page a poll, form0 only added to (fuzz schedule): no poll fails, no "kept moving" without an edit',
-		async () => {
-			const trace = await runSchedule({
-				settings: {
-					watch: 'allForms',
-					formCount: 3,
-					selected: [0],
-					selectMissing: false,
-					version: 1,
-					requestMs: 2_000,
-					lookBackMinutes: 1,
-					updatedResponses: 'emit',
-					since: 'exclusive',
-					order: 'newestFirst',
-					pageCap: 2,
-					totalAbsent: false,
-					startOffsetMs: 0,
-					seeded: [0, 0, 12, 0],
-					seedAgoMs: 0,
-					seedSpacingMs: 1_000,
-					newestCount: 1,
+	it('All Forms, newest first, pages of 2, 2 s a request, one page a poll, form0 only added to (fuzz schedule): no poll fails, no "kept moving" without an edit', async () => {
+		const trace = await runSchedule({
+			settings: {
+				watch: 'allForms',
+				formCount: 3,
+				selected: [0],
+				selectMissing: false,
+				version: 1,
+				requestMs: 2_000,
+				lookBackMinutes: 1,
+				updatedResponses: 'emit',
+				since: 'exclusive',
+				order: 'newestFirst',
+				pageCap: 2,
+				totalAbsent: false,
+				startOffsetMs: 0,
+				seeded: [0, 0, 12, 0],
+				seedAgoMs: 0,
+				seedSpacingMs: 1_000,
+				newestCount: 1,
+			},
+			steps: [
+				{ kind: 'churn', form: 0, edit: 'update', polls: 34, budget: 'default' },
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 2, count: 1, gapMs: 1 },
 				},
-				steps: [
-					{ kind: 'churn', form: 0, edit: 'update', polls: 34, budget: 'default' },
-					{
-						kind: 'during',
-						afterRequests: 1,
-						event: { kind: 'submit', form: 2, count: 1, gapMs: 1 },
-					},
-					{ kind: 'during', afterRequests: 1, event: { kind: 'advance', ms: 3_600_000 } },
-					{ kind: 'late', form: 0, count: 2, permille: 0 },
-					{ kind: 'late', form: 0, count: 3, permille: 0 },
-					{ kind: 'pollTogether' },
-					{ kind: 'poll', budget: '36s' },
-					{ kind: 'submit', form: 1, count: 6, gapMs: 1 },
-					{ kind: 'late', form: 0, count: 2, permille: 0 },
-					{ kind: 'churn', form: 0, edit: 'submit', polls: 21, budget: '1s' },
-				],
-			});
-			// (Holds now: nothing of form0 is ever edited; the objection is P4a at poll 56.)
-			expect(editsOf(trace.server)).toEqual([]);
-			expect(formatViolations(check(trace))).toBe('');
-		},
-	);
+				{ kind: 'during', afterRequests: 1, event: { kind: 'advance', ms: 3_600_000 } },
+				{ kind: 'late', form: 0, count: 2, permille: 0 },
+				{ kind: 'late', form: 0, count: 3, permille: 0 },
+				{ kind: 'pollTogether' },
+				{ kind: 'poll', budget: '36s' },
+				{ kind: 'submit', form: 1, count: 6, gapMs: 1 },
+				{ kind: 'late', form: 0, count: 2, permille: 0 },
+				{ kind: 'churn', form: 0, edit: 'submit', polls: 21, budget: '1s' },
+			],
+		});
+		// (Holds now: nothing of form0 is ever edited; the objection is P4a at poll 56.)
+		expect(editsOf(trace.server)).toEqual([]);
+		expect(formatViolations(check(trace))).toBe('');
+	});
 
 	it('the One Form story below edits nothing and fails no request (what the next test stands on)', async () => {
 		const { server } = await arrivalsOnly();
@@ -157,12 +155,9 @@ describe('Forms.wtf Trigger, fuzz seed 90002: arrivals alone taken for edits ("k
 	// ...)'. Nothing was edited: the promise allows no error on this healthy service (P4a).
 	// Replay:
 	//   npx jest test/property/trigger.fuzz90002.test.ts --maxWorkers=1 -t 'arrivals only'
-	it.failing(
-		'One Form, newest first, pages of 2 read one a poll, a burst in one ms then only arrivals (arrivals only): no poll fails, no "kept moving" without an edit',
-		async () => {
-			const { driver, errors } = await arrivalsOnly();
-			expect(errors).toEqual([]);
-			await drain(driver);
-		},
-	);
+	it('One Form, newest first, pages of 2 read one a poll, a burst in one ms then only arrivals (arrivals only): no poll fails, no "kept moving" without an edit', async () => {
+		const { driver, errors } = await arrivalsOnly();
+		expect(errors).toEqual([]);
+		await drain(driver);
+	});
 });

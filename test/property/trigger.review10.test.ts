@@ -101,17 +101,17 @@ describe('Forms.wtf Trigger, review 10: the anchors updated each time a read fin
 	// (`seeking`) and the read that gets back emits what was pulled back: it moves. One page a
 	// poll, pages of 3, or updates instead, break the same way (sweep of this review); pages of 4
 	// and newest first held.
+	// Holds since the last responses read are kept distinct (Continuity.observe): a page that
+	// starts early served its first responses again, and they were kept twice, so fewer distinct
+	// anchors and no checkpoint were left to find the place by after a deletion.
 	// Replay:
 	//   npx jest test/property/trigger.review10.test.ts --maxWorkers=1 -t 'anchors deleted'
-	it.failing(
-		'One Form, oldest first, new only, pages of 2 and a few pages a poll, the anchors deleted after each read that found its place (anchors deleted): every response due comes within the bound or the form is named',
-		async () => {
-			const { server, driver } = sinceDateBacklog(300, 2, { order: 'oldestFirst' });
-			const edits = editAnchorsAfterEachFoundPlace(driver, server, 10, 'delete');
-			await pollsWithEdits(driver, server, 400, 250, edits);
-			await drain(driver);
-		},
-	);
+	it('One Form, oldest first, new only, pages of 2 and a few pages a poll, the anchors deleted after each read that found its place (anchors deleted): every response due comes within the bound or the form is named', async () => {
+		const { server, driver } = sinceDateBacklog(300, 2, { order: 'oldestFirst' });
+		const edits = editAnchorsAfterEachFoundPlace(driver, server, 10, 'delete');
+		await pollsWithEdits(driver, server, 400, 250, edits);
+		await drain(driver);
+	});
 
 	// REPRO: Selected Forms (two), New Response, Every Response Since a Date (7 days ago), NEWEST
 	// first, 200 responses each in the last hour, pages of 2 at 100 ms, one page a poll (a 1 ms

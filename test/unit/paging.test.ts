@@ -239,6 +239,14 @@ describe('paging: the continuity proof of a walk by offset', () => {
 		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['x', 'a']);
 	});
 
+	it('a response served again by a page that starts early is one anchor, not two', () => {
+		const continuity = new Continuity(3);
+		continuity.observe([at('a'), at('b')]);
+		continuity.crossBoundary();
+		continuity.observe([at('b'), at('c')]);
+		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['a', 'b', 'c']);
+	});
+
 	it('a resumed walk must find the anchors it was handed', () => {
 		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
 		expect(continuity.proven).toBe(false);

@@ -183,7 +183,13 @@ export class Continuity {
 		}
 		for (const anchor of anchors) this.served.add(keyOf(anchor));
 		const tail = anchors.slice(-(this.overlap + 1));
-		this.lastRead = [...this.lastRead, ...tail].slice(-(this.overlap + 1));
+		// A page that starts early serves again what the last one ended with: each response is
+		// kept once, at its latest place, so the anchors (and the checkpoints taken before them)
+		// are the distinct responses just before the offset, as resuming assumes.
+		const earlier = this.lastRead.filter(
+			(read) => !tail.some((anchor) => sameAnchor(anchor, read)),
+		);
+		this.lastRead = [...earlier, ...tail].slice(-(this.overlap + 1));
 	}
 
 	/** The next page is about to be asked for. */
