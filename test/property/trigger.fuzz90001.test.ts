@@ -1,10 +1,11 @@
 /**
  * Two breaks of P4a (no poll fails while the server is healthy) that the long fuzzer found on
  * the trigger of a3fd453, written down by hand from its shrunk schedules (seeds 90001 and 90003).
- * Each test is written as the promise (docs/trigger-promise.md) says it should be; both breaks
- * are not fixed yet, so each is `it.failing` (it passes while the break is there, and fails the
- * day a change fixes it — then drop `.failing`). The REPRO comment says what broke, why, and the
- * mechanism; replay one with
+ * Each test is written as the promise (docs/trigger-promise.md) says it should be. Seed 90003's
+ * break is fixed (a plain test, which fails without the fix); seed 90001's, a known gap, is not,
+ * so it is `it.failing` (it passes while the break is there, and fails the day a change fixes it
+ * — then drop `.failing`). The REPRO comment says what broke, why, and the mechanism; replay one
+ * with
  *   npx jest test/property/trigger.fuzz90001.test.ts --maxWorkers=1 -t '<name>'
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -115,60 +116,54 @@ describe('Forms.wtf Trigger, fuzz seeds 90001 and 90003 (P4a)', () => {
 	// Class: new (next to the known gap "Several forms in a run of polls without progress, when a
 	// poll has time for one page …", docs/trigger.md, but here the form does get its turns: its
 	// reads do not end a run of polls without a page because its pass had begun again).
-	// Fix idea (tried on a copy: this test then passes, the other property tests unchanged):
-	// newResponses.ts pollOnce, `readAgainOn` leaves the run standing only when it is a run of
-	// polls whose responses kept moving (cursor.failedFor === 'keptMoving'); a run of another kind
-	// (no page: no time, failures) ends with the page it read, as a moved read ends it.
+	// Fixed: in newResponses.ts pollOnce, `readAgainOn` leaves the run standing only when it is a
+	// run of polls whose responses kept moving (cursor.failedFor === 'keptMoving'); a run of
+	// another kind (no page: no time, failures) ends with the page it read, as a moved read ends it.
 	// Replay:
 	//   npx jest test/property/trigger.fuzz90001.test.ts --maxWorkers=1 -t 'seed 90003'
-	it.failing(
-		'seed 90003: All Forms (three), newest first, pages of 2 read one a poll, arrivals in one ms push form0\'s place on, form1 rate-limited, then healthy: form0, read every other poll, is not named "made no progress"',
-		async () => {
-			const { server, driver } = setUp({
-				watch: 'allForms',
-				formCount: 3,
-				lookBackMinutes: 1,
-				order: 'newestFirst',
-				pageCap: 2,
-				startOffsetMs: 0,
-				seeded: [15, 15, 15, 0],
-				seedAgoMs: 0,
-			});
-			for (const form of [0, 1, 2]) server.seed(form, 15, 0, 1_000);
+	it('seed 90003: All Forms (three), newest first, pages of 2 read one a poll, arrivals in one ms push form0\'s place on, form1 rate-limited, then healthy: form0, read every other poll, is not named "made no progress"', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 3,
+			lookBackMinutes: 1,
+			order: 'newestFirst',
+			pageCap: 2,
+			startOffsetMs: 0,
+			seeded: [15, 15, 15, 0],
+			seedAgoMs: 0,
+		});
+		for (const form of [0, 1, 2]) server.seed(form, 15, 0, 1_000);
+		await driver.poll({ budgetMs: 1 });
+		await driver.poll();
+		server.apply({ kind: 'burst', form: 0, count: 2 });
+		server.apply({ kind: 'burst', form: 0, count: 13 });
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'absent' } }, 2, 1);
+		for (let i = 0; i < 21; i++) {
+			server.apply({ kind: 'update', form: 1, pick: i * 7 });
 			await driver.poll({ budgetMs: 1 });
-			await driver.poll();
-			server.apply({ kind: 'burst', form: 0, count: 2 });
-			server.apply({ kind: 'burst', form: 0, count: 13 });
-			server.inject({ kind: 'rateLimit', retryAfter: { kind: 'absent' } }, 2, 1);
-			for (let i = 0; i < 21; i++) {
-				server.apply({ kind: 'update', form: 1, pick: i * 7 });
-				await driver.poll({ budgetMs: 1 });
-				// Poll 9: form0's pass has begun again, without an edit of form0.
-				if (driver.polls.length === 10)
-					expect(cursorOf(driver, 'form0')?.resume).toMatchObject({ restarts: 1, reached: 14 });
-			}
-			const form0 = server.responses.filter((r) => r.formId === 'form0');
-			expect(form0.every((r) => r.versions.length === 1 && r.deletedAtMs === undefined)).toBe(true);
-			// The 429s are used up by poll 14: from poll 15 on the service is healthy.
-			expect(driver.polls.slice(15).every((p) => p.healthyAtStart)).toBe(true);
-			// No read of form0 ever fails, and from poll 15 on it gets a page within every 5 polls
-			// (today on every other poll: 15, 17, 19, 21).
-			const gotPage = driver.polls.map((p) =>
-				p.requests.some((r) => r.formId === 'form0' && r.ids !== undefined),
-			);
-			for (let from = 15; from + 5 <= driver.polls.length; from++)
-				expect(gotPage.slice(from, from + 5)).toContain(true);
-			expect(
-				driver.polls.every((p) =>
-					p.requests.every((r) => r.formId !== 'form0' || r.status === 200),
-				),
-			).toBe(true);
-			// The promise: a form is named once it gets no page for 5 polls in a row.
-			const namingForm0 = driver.polls
-				.filter((p) => p.errors.some((error) => error.includes('(form0)')))
-				.map((p) => p.index);
-			expect(namingForm0).toEqual([]);
-			await drain(driver);
-		},
-	);
+			// Poll 9: form0's pass has begun again, without an edit of form0.
+			if (driver.polls.length === 10)
+				expect(cursorOf(driver, 'form0')?.resume).toMatchObject({ restarts: 1, reached: 14 });
+		}
+		const form0 = server.responses.filter((r) => r.formId === 'form0');
+		expect(form0.every((r) => r.versions.length === 1 && r.deletedAtMs === undefined)).toBe(true);
+		// The 429s are used up by poll 14: from poll 15 on the service is healthy.
+		expect(driver.polls.slice(15).every((p) => p.healthyAtStart)).toBe(true);
+		// No read of form0 ever fails, and from poll 15 on it gets a page within every 5 polls
+		// (today on every other poll: 15, 17, 19, 21).
+		const gotPage = driver.polls.map((p) =>
+			p.requests.some((r) => r.formId === 'form0' && r.ids !== undefined),
+		);
+		for (let from = 15; from + 5 <= driver.polls.length; from++)
+			expect(gotPage.slice(from, from + 5)).toContain(true);
+		expect(
+			driver.polls.every((p) => p.requests.every((r) => r.formId !== 'form0' || r.status === 200)),
+		).toBe(true);
+		// The promise: a form is named once it gets no page for 5 polls in a row.
+		const namingForm0 = driver.polls
+			.filter((p) => p.errors.some((error) => error.includes('(form0)')))
+			.map((p) => p.index);
+		expect(namingForm0).toEqual([]);
+		await drain(driver);
+	});
 });

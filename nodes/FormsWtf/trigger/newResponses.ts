@@ -293,14 +293,15 @@ export async function pollOnce(
 			// ended: the form's responses did not move since, but it reads again what was read. It is
 			// neither progress nor a poll without progress: the run the form is in stands as it was.
 			// Counted, a long pass read again after the edits stopped named the form ("kept moving")
-			// while it went on; the passes that begin again, each counted, still name it.
+			// while it went on; the passes that begin again, each counted, still name it. Only a run
+			// of that kind stands: the read got a page, so it ends a run of polls that got none.
 			const readAgainOn =
 				read.lostPlace &&
 				!read.beganAgain &&
 				read.proven &&
 				read.failure === undefined &&
 				read.end > (cursor.resume?.offset ?? 0);
-			if (moved) {
+			if (moved || (readAgainOn && cursor.failedFor !== 'keptMoving')) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				delete updated.failedFor;
