@@ -267,8 +267,9 @@ type Add = (property: PropertyId, message: string) => void;
 
 /**
  * The forms that really left the newest N's choice at some poll from the activation on: denied
- * (403/404), missing from a list of forms (All Forms), or without a page of responses for
- * TOLD_AFTER_POLLS polls in a row from a failed read on (a poll that did not ask it counts).
+ * (403/404), missing from a list of forms (All Forms), or without a page of responses on
+ * TOLD_AFTER_POLLS polls from a failed read on: in a row, or, while the choice is under way, in
+ * a row or not (a poll that did not ask it counts once a read of it failed; docs/trigger-promise.md).
  * A form left out of the selection is not in the choice at all (see inChoice).
  */
 function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
@@ -277,25 +278,44 @@ function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
 
 /** The forms of leftTheChoice, each with the first poll by which it had left. */
 function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, number> {
+	const { settings } = trace.schedule;
 	const left = new Map<string, number>();
-	for (const formId of trace.watchedFormIds) {
-		let noPage = 0;
-		const leaves = (poll: PollRecord) => {
-			if (!left.has(formId)) left.set(formId, poll.index);
-		};
-		for (const poll of trace.polls.slice(activation.index)) {
+	/** Polls without a page in a row, from a failed read on. */
+	const noPage = new Map<string, number>();
+	/** The choice's polls without a page from a failed read on, in a row or not: a page does not reset it. */
+	const stalls = new Map<string, number>();
+	// The choice is under way until a poll emits a response of a form still in it.
+	let choosing = true;
+	for (const poll of trace.polls.slice(activation.index)) {
+		for (const formId of trace.watchedFormIds) {
+			const leaves = () => {
+				if (!left.has(formId)) left.set(formId, poll.index);
+			};
 			const own = poll.requests.filter((r) => r.formId === formId);
-			if (own.some((r) => r.denied)) leaves(poll);
-			if (trace.schedule.settings.watch === 'allForms' && !poll.listedFormIds.includes(formId))
-				leaves(poll);
+			if (own.some((r) => r.denied)) leaves();
+			if (settings.watch === 'allForms' && !poll.listedFormIds.includes(formId)) leaves();
 			const page = own.some((r) => r.status === 200 && r.ids !== undefined && !r.faulted);
 			const failed = own.some((r) => r.status !== 200 || r.faulted);
 			// A poll that failed counts even when a page followed: the form may have left first
 			// (and two polls at once may be one that failed and one that read).
-			if (failed || (noPage > 0 && !page)) noPage++;
-			if (noPage >= TOLD_AFTER_POLLS) leaves(poll);
-			if (page) noPage = 0;
+			if (failed || ((noPage.get(formId) ?? 0) > 0 && !page)) {
+				noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
+				if (choosing) stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
+			}
+			if (
+				(noPage.get(formId) ?? 0) >= TOLD_AFTER_POLLS ||
+				(stalls.get(formId) ?? 0) >= TOLD_AFTER_POLLS
+			)
+				leaves();
+			if (page) noPage.set(formId, 0);
 		}
+		const stillIn = (formId: string) =>
+			!left.has(formId) &&
+			(settings.watch !== 'selectedForms' ||
+				trace.polls
+					.slice(activation.index, poll.index + 1)
+					.every((p) => selectionAt(trace, p.index).includes(formId)));
+		if (poll.emitted.some((e) => stillIn(e.formId))) choosing = false;
 	}
 	return left;
 }
@@ -585,7 +605,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		};
 		// A form that really left may be left out of the choice: then the newest N come from the
 		// other forms. It left when it answered 403/404, was missing from a list of forms (All
-		// Forms), or got no page for 5 polls in a row after a failed read (docs/trigger-promise.md).
+		// Forms), or got no page for 5 polls after a failed read, in a row or, while the choice is
+		// under way, not (docs/trigger-promise.md).
 		const unreadable = leftTheChoice(trace, activation);
 		// Any of them may have been left out (at most 4 forms: every subset).
 		const maybeLeftOut = [...unreadable];
