@@ -208,11 +208,13 @@ export async function pollOnce(
 						// responses the window has let go of, and that may have been emitted long ago.
 						if (atMs !== undefined && atMs < sinceMs) continue;
 						if (choosing) {
-							// Existing: submitted before activation, or seen by the activation's read. A version
-							// from after it is new, emitted anyway; the version that existed, if a read saw it,
-							// stays a candidate: dropping it would choose an older response in its place.
-							if (atMs === undefined || (atMs >= state.activatedAtMs && !learnedBy.has(form.id)))
-								continue;
+							// Existing: submitted before activation, or seen by the activation's read (this one,
+							// or one before that the form's cursor remembers: a window read again after a form
+							// that left took the candidates). A version from after it is new, emitted anyway;
+							// the version that existed, if a read saw it, stays a candidate: dropping it would
+							// choose an older response in its place.
+							const sawIt = learnedBy.has(form.id) || cursor.seen[response.id] === atMs;
+							if (atMs === undefined || (atMs >= state.activatedAtMs && !sawIt)) continue;
 							candidates.visit(form.id, response.id, atMs);
 							if (atMs >= lookBackFromMs) handled.push({ id: response.id, atMs });
 							continue;
