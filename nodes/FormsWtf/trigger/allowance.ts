@@ -207,6 +207,7 @@ export class PollAllowance {
 			end,
 			cut,
 			proven: continuity.proven,
+			onTrust: continuity.tookOnTrust,
 			movedUnder,
 			seeking: gotPage && !continuity.proven && !movedUnder && resume.anchors.length > 0,
 			lostPlace: (resume.restarts ?? 0) > 0 && resume.reached !== undefined,
@@ -377,6 +378,8 @@ interface FormRead {
 	cut: boolean;
 	/** Every page boundary found its anchor (see Continuity). */
 	proven: boolean;
+	/** A boundary after two pages of one response was taken on trust: a response may be skipped. */
+	onTrust: boolean;
 	/**
 	 * It found where it went on from, but a later page boundary lost its anchors: responses were
 	 * edited or deleted while it read, and it is read again from where it began.

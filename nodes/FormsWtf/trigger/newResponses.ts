@@ -261,8 +261,9 @@ export async function pollOnce(
 				};
 				// Read whole, what existed is known one by one: a response that shows up later with an
 				// earlier timestamp (visible late) was not there to count as existing, and a service
-				// whose Date runs ahead of its timestamps loses nothing.
-				if (learnedBy.has(form.id)) delete updated.floor;
+				// whose Date runs ahead of its timestamps loses nothing. Not so a read that took a
+				// boundary on trust: a response it skipped existed, and the floor keeps it out.
+				if (learnedBy.has(form.id) && !read.onTrust) delete updated.floor;
 				// A pass that spanned polls left what was added or updated before where it had got to
 				// (newer than its start) to the next read: that read is the next poll's, not the
 				// rotation's, or the same responses, updated during every pass, would wait pass after

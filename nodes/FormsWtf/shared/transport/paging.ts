@@ -119,6 +119,8 @@ export class Continuity {
 	private allBeforeBoundary = false;
 	/** A page came after the pending boundary was crossed. */
 	private answered = false;
+	/** A boundary was taken on trust (see iterateResponses): the walk may have skipped a response. */
+	private trusted = false;
 
 	constructor(
 		/** How many responses before the end of the last page the next page starts. */
@@ -138,6 +140,11 @@ export class Continuity {
 	/** Whether every boundary so far found its anchor. */
 	get proven(): boolean {
 		return this.pending === undefined;
+	}
+
+	/** Whether a boundary was taken on trust: proven, as far as a page of one can prove it. */
+	get tookOnTrust(): boolean {
+		return this.trusted;
 	}
 
 	/** The anchors a walk that goes on from the end of what was read must find. */
@@ -199,6 +206,11 @@ export class Continuity {
 			this.allBeforeBoundary = true;
 			this.answered = false;
 		}
+	}
+
+	/** The next page is about to be asked for right after the last one, with no anchor to find. */
+	takeOnTrust(): void {
+		this.trusted = true;
 	}
 
 	/**
@@ -379,6 +391,7 @@ export async function* iterateResponses(
 							),
 						);
 			if (back > 0) continuity.crossBoundary();
+			else continuity.takeOnTrust();
 		}
 		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));
 	};
