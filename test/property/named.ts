@@ -64,6 +64,53 @@ export function setUp(
 }
 
 /**
+ * Fuzz seed 92003's service, before the activation poll: One Form, look-back 1 min, newest first,
+ * pages of 7; r0001..r0004 one second apart up to the moment (09:00:00). The next 3 pages are of
+ * one response and r0004 is deleted before the 4th request: the activation's read takes the
+ * boundary after its second page of one on trust and skips r0003.
+ */
+export function trustedSkipAtActivation(): { server: SimServer; driver: Driver } {
+	const { server, driver } = setUp({
+		lookBackMinutes: 1,
+		order: 'newestFirst',
+		pageCap: 7,
+		requestMs: 1,
+		startOffsetMs: 0,
+	});
+	server.seed(0, 4, 0, 1_000);
+	server.arm(4, { kind: 'delete', form: 0, pick: 11 });
+	server.inject({ kind: 'shortPage', size: 1 }, 3);
+	return { server, driver };
+}
+
+/**
+ * Fuzz seed 91007's service, before the activation poll: All Forms of 2, the newest 1, look-back
+ * 0, pages of 7 at 100 ms; form0 holds 7 responses and a burst of 16 in the moment's millisecond,
+ * form1 4 and a burst of 14.
+ */
+export function newestOneOfTwoBursts(patch: Partial<FuzzSettings> = {}): {
+	server: SimServer;
+	driver: Driver;
+} {
+	const { server, driver } = setUp({
+		watch: 'allForms',
+		formCount: 2,
+		version: 1,
+		lookBackMinutes: 0,
+		pageCap: 7,
+		requestMs: 100,
+		startOffsetMs: 0,
+		newestCount: 1,
+		...patch,
+	});
+	server.seed(0, 7, 0, 1_000);
+	server.seed(1, 4, 0, 1_000);
+	server.apply({ kind: 'burst', form: 0, count: 16 });
+	server.apply({ kind: 'burst', form: 1, count: 14 });
+	return { server, driver };
+}
+
+/**
  * Respondents update the last `count` responses of the page of `formId` the service served last
  * (a new `submittedAt`, now: service notes, responses "can be updated"). Armed before a request
  * of a read, it is an edit between two of its pages; between two polls, it edits the responses a

@@ -9,7 +9,7 @@
  * an older one. Replay with
  *   npx jest test/property/trigger.fuzz91007.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, MINUTE, setUp, timesEmitted } from './named';
+import { cursorOf, MINUTE, newestOneOfTwoBursts, timesEmitted } from './named';
 import { check, formatViolations } from './oracle';
 import type { PollRecord } from './run';
 import { runSchedule } from './run';
@@ -68,20 +68,7 @@ describe('Forms.wtf Trigger, fuzz seed 91007: the newest N, the form holding the
 	//   remembered (`seen`) that the activation's read saw them: it chose r0006 (08:59:59), older
 	//   than 17 existing responses of form0, and emitted it. With the fix it chooses r0027.
 	it('the newest 1 comes from what the activation read of form0, not an older response, after form1 left', async () => {
-		const { server, driver } = setUp({
-			watch: 'allForms',
-			formCount: 2,
-			version: 1,
-			lookBackMinutes: 0,
-			pageCap: 7,
-			requestMs: 100,
-			startOffsetMs: 0,
-			newestCount: 1,
-		});
-		server.seed(0, 7, 0, 1_000);
-		server.seed(1, 4, 0, 1_000);
-		server.apply({ kind: 'burst', form: 0, count: 16 });
-		server.apply({ kind: 'burst', form: 1, count: 14 });
+		const { server, driver } = newestOneOfTwoBursts();
 		const polls: PollRecord[] = [];
 		const inTheChoice = (formId: string) =>
 			(driver.session.triggerState?.choice as { forms?: string[] } | undefined)?.forms?.includes(

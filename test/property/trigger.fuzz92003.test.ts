@@ -9,7 +9,7 @@
  * Replay with
  *   npx jest test/property/trigger.fuzz92003.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, setUp, timesEmitted } from './named';
+import { cursorOf, timesEmitted, trustedSkipAtActivation } from './named';
 import { check, formatViolations } from './oracle';
 import { runSchedule } from './run';
 import type { Schedule } from './schedule';
@@ -53,16 +53,7 @@ describe('Forms.wtf Trigger, fuzz seed 92003: a boundary taken on trust in the a
 	// second) was dropped, and poll 1's read of the look-back window found r0003 unseen: emitted,
 	// though it was submitted (and shown) a second before activation.
 	it('a response the activation read skipped past a boundary taken on trust is not emitted', async () => {
-		const { server, driver } = setUp({
-			lookBackMinutes: 1,
-			order: 'newestFirst',
-			pageCap: 7,
-			requestMs: 1,
-			startOffsetMs: 0,
-		});
-		server.seed(0, 4, 0, 1_000);
-		server.arm(4, { kind: 'delete', form: 0, pick: 11 });
-		server.inject({ kind: 'shortPage', size: 1 }, 3);
+		const { driver } = trustedSkipAtActivation();
 		const activation = await driver.poll();
 		// The activation read skipped r0003 (deleted r0004 pulled it back past the trusted boundary).
 		expect(activation.requests.map((r) => r.ids)).toEqual([
@@ -80,16 +71,7 @@ describe('Forms.wtf Trigger, fuzz seed 92003: a boundary taken on trust in the a
 	});
 
 	it('a response submitted after activation still comes (the floor keeps only the existing out)', async () => {
-		const { server, driver } = setUp({
-			lookBackMinutes: 1,
-			order: 'newestFirst',
-			pageCap: 7,
-			requestMs: 1,
-			startOffsetMs: 0,
-		});
-		server.seed(0, 4, 0, 1_000);
-		server.arm(4, { kind: 'delete', form: 0, pick: 11 });
-		server.inject({ kind: 'shortPage', size: 1 }, 3);
+		const { server, driver } = trustedSkipAtActivation();
 		await driver.poll();
 		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1_000 });
 		await driver.drain();

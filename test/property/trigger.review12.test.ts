@@ -7,7 +7,16 @@
  * break not fixed yet is `it.failing` (it passes while the break is there). Replay one with
  *   npx jest test/property/trigger.review12.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, drain, editByIds, MINUTE, setUp, timesEmitted } from './named';
+import {
+	cursorOf,
+	drain,
+	editByIds,
+	MINUTE,
+	newestOneOfTwoBursts,
+	setUp,
+	timesEmitted,
+	trustedSkipAtActivation,
+} from './named';
 
 /** 2026-03-02T09:00:00.000Z, the moment of activation of these stories (startOffsetMs 0). */
 const MOMENT = '2026-03-02T09:00:00.000Z';
@@ -84,22 +93,7 @@ describe('Forms.wtf Trigger, review 12', () => {
 		['newestFirst', 'inclusive'],
 	] as const)
 		it(`the newest 1, a window read again after a form left: what came after the activation's read is new, not a candidate (${order}, since ${since})`, async () => {
-			const { server, driver } = setUp({
-				watch: 'allForms',
-				formCount: 2,
-				version: 1,
-				lookBackMinutes: 0,
-				pageCap: 7,
-				requestMs: 100,
-				startOffsetMs: 0,
-				newestCount: 1,
-				order,
-				since,
-			});
-			server.seed(0, 7, 0, 1_000);
-			server.seed(1, 4, 0, 1_000);
-			server.apply({ kind: 'burst', form: 0, count: 16 });
-			server.apply({ kind: 'burst', form: 1, count: 14 });
+			const { server, driver } = newestOneOfTwoBursts({ order, since });
 			await driver.poll({ budgetMs: 1_000 });
 			const choice = () => driver.session.triggerState?.choice as { chosen?: unknown[][] };
 			expect(choice().chosen?.[0]?.[0]).toBe('form1');
@@ -163,16 +157,7 @@ describe('Forms.wtf Trigger, review 12', () => {
 	// submitted. The floor kept by the stored state still keeps r0003 out; the new versions come.
 	// Fails without bad2b5f (r0003#1 comes after the restart).
 	it('a floor kept after a boundary taken on trust survives a restart of n8n; updates and new responses still come', async () => {
-		const { server, driver } = setUp({
-			lookBackMinutes: 1,
-			order: 'newestFirst',
-			pageCap: 7,
-			requestMs: 1,
-			startOffsetMs: 0,
-		});
-		server.seed(0, 4, 0, 1_000);
-		server.arm(4, { kind: 'delete', form: 0, pick: 11 });
-		server.inject({ kind: 'shortPage', size: 1 }, 3);
+		const { server, driver } = trustedSkipAtActivation();
 		await driver.poll();
 		expect(cursorOf(driver, 'form0')?.floor).toBeDefined();
 		driver.session.restart();
