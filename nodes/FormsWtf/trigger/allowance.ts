@@ -125,7 +125,8 @@ export class PollAllowance {
 		// Without a Date header, the host's clock when the read was asked stands in for the service's.
 		const askedAtMs = Date.now();
 		let endOfPage = offset;
-		let pageSize: number | undefined;
+		// A read that gets no page (or only empty ones) keeps the page size it resumed with.
+		let pageSize = start?.pageSize;
 		let gotPage = false;
 		let drift: number | undefined;
 		// Until a page is handed over, a resumed read still stands where it was.
@@ -160,23 +161,21 @@ export class PollAllowance {
 				},
 			},
 		);
-		const readAll = async () => {
+		let failure: unknown;
+		try {
 			for await (const page of pages) {
 				handle(page);
 				// A resumed read that has not yet passed where it stopped still stands there.
 				end = Math.max(end, endOfPage);
 			}
-		};
-		const failure = await readAll().then(
-			() => undefined,
-			(error: unknown) => error ?? new Error('The read failed'),
-		);
-		let stoppedBy: unknown;
+		} catch (error) {
+			failure = error ?? new Error('The read failed');
+		}
 		if (failure !== undefined) continuity.abandonBoundary();
-		if (failure !== undefined && isDeadlineError(failure)) {
+		const stoppedBy = isDeadlineError(failure) ? failure : undefined;
+		if (stoppedBy !== undefined) {
 			this.spent = true;
 			cut = true;
-			stoppedBy = failure;
 		}
 		// Cut while a boundary's anchors were pushed on ahead of it: nothing skipped, it goes on.
 		// So does a read whose place was pushed on ahead of where it resumed (arrivals above it in
@@ -188,22 +187,13 @@ export class PollAllowance {
 			continuity.pushedOn && (continuity.resumed ? cut : chasing && (cut || failure !== undefined));
 		const resume = goOn(
 			gotPage
-				? resumeAfter(
-						start,
-						continuity,
-						end,
-						pageSize ?? start?.pageSize,
-						drift,
-						pushedOn,
-						foundPlace,
-						pageStarts,
-					)
+				? resumeAfter(start, continuity, end, pageSize, drift, pushedOn, foundPlace, pageStarts)
 				: again(start),
-			pageSize ?? start?.pageSize,
+			pageSize,
 			startedAtMs,
 		);
 		const movedUnder = gotPage && continuity.resumed && !continuity.proven && !pushedOn;
-		const read: FormRead = {
+		return {
 			end,
 			cut,
 			proven: continuity.proven,
@@ -214,10 +204,9 @@ export class PollAllowance {
 			resume,
 			fromStart: offset === 0,
 			startedAtMs,
+			stoppedBy,
+			failure: cut ? undefined : failure,
 		};
-		if (stoppedBy !== undefined) read.stoppedBy = stoppedBy;
-		if (failure !== undefined && !cut) read.failure = failure;
-		return read;
 	}
 }
 
