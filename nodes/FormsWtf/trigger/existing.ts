@@ -82,8 +82,8 @@ export function settleChoice(
 	lookBackMs: number,
 	leaveOutAfterPolls: number,
 ): 'waiting' | 'nextWindow' | 'chosen' {
-	const choice = state.choice;
-	if (!choice) return 'chosen';
+	// Called only while there is a choice (pollOnce).
+	const choice = state.choice as NewestChoice;
 	let lostCandidates = false;
 	for (const formId of [...choice.forms]) {
 		let cursor = state.forms[formId] as FormCursor | undefined;

@@ -232,18 +232,18 @@ export async function pollOnce(
 			// One Form: the user sees at once why it cannot be read; a passing failure is counted by
 			// the poll (FAILURES_REPORTED in poll.ts) with the state left as it was.
 			if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
-			const readOfForm: ReadOfForm = {
-				handled,
-				undated,
-				fromStart: read.fromStart,
-				startedAtMs: read.startedAtMs,
-			};
+			const readOfForm: ReadOfForm = { ...read, handled, undated };
+			const complete = read.failure === undefined && read.proven && !read.cut;
 			let updated: FormCursor;
-			if (read.failure !== undefined || read.cut || !read.proven) {
+			if (!complete) {
 				// Cut short, failed after what it read, or responses before where it went on were
 				// deleted or moved (see resumeAfter): what it read is remembered, and the next poll goes
-				// on from where it got to, as proven as its pages were.
-				updated = rememberHandled(cursor, readOfForm, read.resume);
+				// on from where it got to, as proven as its pages were. It counts as the form's turn
+				// (triedAt).
+				updated = {
+					...rememberHandled(cursor, readOfForm, read.resume),
+					...triedAt(next.rev, settings),
+				};
 				// One that failed before its first page stays as it was.
 				if (read.failure !== undefined && !cursor.resume && read.end === 0) delete updated.resume;
 			} else if (choosing) {
@@ -268,8 +268,6 @@ export async function pollOnce(
 				// whose every pass spans polls (a long look-back window) would be read on every poll.
 				if (cursor.resume && cursor.listedCount !== undefined) delete updated.listedCount;
 			}
-			if (read.failure !== undefined || read.cut || !read.proven)
-				updated = { ...updated, ...triedAt(next.rev, settings) };
 			// Moving forward: a proven read, complete or cut past where it resumed; or one still
 			// looking for where it goes on from (`seeking`: responses were edited or added around
 			// it, see resumeAfter), which reads and emits what it finds and ends in a proven read
@@ -286,7 +284,7 @@ export async function pollOnce(
 			// each beginning again counts, or a place edited every few polls, whose new versions that
 			// read emits, was never named.)
 			const moved =
-				(read.failure === undefined && read.proven && !read.cut) ||
+				complete ||
 				((!read.lostPlace || (emitted > emittedBefore && !read.beganAgain)) &&
 					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
 			// A read of a pass begun again that found its own place and got past where the last one
@@ -294,31 +292,26 @@ export async function pollOnce(
 			// neither progress nor a poll without progress: the run the form is in stands as it was.
 			// Counted, a long pass read again after the edits stopped named the form ("kept moving")
 			// while it went on; the passes that begin again, each counted, still name it. Only a run
-			// of that kind stands: the read got a page, so it ends a run of polls that got none.
+			// of that kind stands (neither ended nor counted): the read got a page, so it ends a run
+			// of polls that got none.
 			const readAgainOn =
 				read.lostPlace &&
 				!read.beganAgain &&
 				read.proven &&
 				read.failure === undefined &&
 				read.end > (cursor.resume?.offset ?? 0);
-			if (moved || (readAgainOn && cursor.failedFor !== 'keptMoving')) {
+			const runEnds = moved || (readAgainOn && cursor.failedFor !== 'keptMoving');
+			if (runEnds) {
 				delete updated.failedPolls;
 				delete updated.failureReportedAt;
 				delete updated.failedFor;
-				if (read.failure === undefined) failedInARow = 0;
-				// A struggling service still ends the poll's reading (MAX_FAILED_READS_IN_A_ROW).
-				else if (isTransientError(read.failure)) {
-					failedInARow++;
-					lastFailure = read.failure;
-				}
-			} else if (readAgainOn) {
-				// (The run stands.)
 			} else if (
-				read.proven ||
-				read.failure !== undefined ||
-				read.stoppedBy !== undefined ||
-				read.movedUnder ||
-				read.lostPlace
+				!readAgainOn &&
+				(read.proven ||
+					read.failure !== undefined ||
+					read.stoppedBy !== undefined ||
+					read.movedUnder ||
+					read.lostPlace)
 			) {
 				// (The last two: a read that found its place but not a later page boundary, read again
 				// from where it began, or a pass begun again: the form's responses kept moving.)
@@ -330,26 +323,33 @@ export async function pollOnce(
 				// far it got back in between: its place is edited each time it gets there.
 				const passBeganAgain = read.beganAgain ? (read.resume.restarts ?? 0) : 0;
 				updated = noProgress(form, updated, cause, passBeganAgain);
-				// A denied or missing form costs one request; a struggling service costs retries.
-				if (read.failure !== undefined && isTransientError(read.failure)) {
-					failedInARow++;
-					lastFailure = read.failure;
-				}
-				// Denied or missing, it cannot hold up the newest existing responses of the others.
-				else if (read.failure !== undefined) unreadable.add(form.id);
 			}
+			if (read.failure === undefined) {
+				if (runEnds) failedInARow = 0;
+			}
+			// A denied or missing form costs one request; a struggling service costs retries, and
+			// still ends the poll's reading after a read that moved (MAX_FAILED_READS_IN_A_ROW).
+			else if (isTransientError(read.failure)) {
+				failedInARow++;
+				lastFailure = read.failure;
+			}
+			// Denied or missing and not moved, it cannot hold up the newest existing responses of the
+			// others.
+			else if (!runEnds) unreadable.add(form.id);
 			next.forms[form.id] = updated;
 		}
 	};
-	if (!next.choice) await readForms();
+	// The choice's object stays next.choice until settleChoice deletes it (it is then 'chosen').
+	const choice = next.choice;
+	if (!choice) await readForms();
 	else {
 		// Choosing the newest existing responses: window after window while the poll may, then
 		// the chosen ones are read (and emitted) at once.
-		const chosenForms = next.choice.forms;
+		const chosenForms = choice.forms;
 		let settled: ReturnType<typeof settleChoice>;
 		let only: string[] | undefined;
 		do {
-			const candidates = new Candidates(next.choice, next.activatedAtMs);
+			const candidates = new Candidates(choice, next.activatedAtMs);
 			stalled.clear();
 			// A larger window: only the forms of the choice are read again.
 			await readForms(candidates, only);
@@ -361,8 +361,8 @@ export async function pollOnce(
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
-			only = next.choice?.forms;
-		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
+			only = choice.forms;
+		} while (settled === 'nextWindow' && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
 	// A form this poll did not get to made no progress either when what stopped the reading holds
