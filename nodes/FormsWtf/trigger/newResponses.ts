@@ -88,9 +88,8 @@ export async function pollOnce(
 	if (state.choice) next.choice = { ...state.choice, forms: [...state.choice.forms] };
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
-	const fresh: Candidate[] = [];
-	/** Where each response's candidate is in `fresh`: one item a response a poll. */
-	const freshAt = new Map<string, number>();
+	/** The responses to emit, by form and response: one item a response a poll. */
+	const fresh = new Map<string, Candidate>();
 	/**
 	 * A response to emit. Served again in another version (updated while the read went on), the
 	 * version served last takes its place: never an older version after a newer one.
@@ -100,13 +99,9 @@ export async function pollOnce(
 	const emit = (form: WatchedForm, candidate: Candidate): void => {
 		emitted++;
 		const key = `${form.id}/${candidate.id}`;
-		const at = freshAt.get(key);
-		const item = withForm(candidate, form, settings);
-		if (at !== undefined) fresh[at] = item;
-		else {
-			freshAt.set(key, fresh.push(item) - 1);
-			allowance.onItem();
-		}
+		if (!fresh.has(key)) allowance.onItem();
+		// A Map keeps the place of the first version: the sort below is stable.
+		fresh.set(key, withForm(candidate, form, settings));
 	};
 	const failingForms: FormFailure[] = [];
 	const unreadable = new Set<string>();
@@ -150,7 +145,10 @@ export async function pollOnce(
 			(sameRun ? (cursor.failedPolls ?? 0) : 0) + failedBefore + 1,
 		);
 		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
-		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
+		const hint = watchesSeveral(settings)
+			? 'The other forms go on; this one is read again on the next poll.'
+			: 'It is read again on the next poll.';
+		warn(context, `${error.message} (${failedPolls} polls in a row). ${hint}`);
 		const gone = form.unlisted && httpCodeOf(cause) === '404';
 		const reportedAt = sameRun ? cursor.failureReportedAt : undefined;
 		const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
@@ -391,14 +389,8 @@ export async function pollOnce(
 		const cause = stoppedBy ?? (cursor.failedFor === 'keptMoving' ? keptMoving : undefined);
 		next.forms[formId] = noProgress(form, cursor, cause);
 	}
-	fresh.sort(compareOldestFirst);
-	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
-}
-
-function stuckHint(settings: TriggerSettings): string {
-	return watchesSeveral(settings)
-		? 'The other forms go on; this one is read again on the next poll.'
-		: 'It is read again on the next poll.';
+	const items = [...fresh.values()].sort(compareOldestFirst);
+	return { items: items.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
 
 /** Words for a form that cannot be read, or cannot move forward within the poll's time, naming it. */
