@@ -69,8 +69,8 @@ export class Candidates {
 
 /**
  * After a poll's reads: forms that left the choice (taken out of the selection, missing from
- * the list of forms or denied — not in `listedFormIds` —, or making no progress — `stalled`,
- * the reader's failedPolls grew — on `leaveOutAfterPolls` of the choice's polls, in a row or
+ * the list of forms or denied — not in `listedFormIds` —, or making no progress — a choosing
+ * read counted it in `choiceStalls` — on `leaveOutAfterPolls` of the choice's polls, in a row or
  * not, so that a form failing often but not always cannot hold up the others either) go on
  * with their new responses only; when every form still in the choice has read the window
  * whole, the choice goes on to the next window or ends with the floor.
@@ -78,7 +78,6 @@ export class Candidates {
 export function settleChoice(
 	state: TriggerState,
 	listedFormIds: Set<string>,
-	stalled: ReadonlySet<string>,
 	lookBackMs: number,
 	leaveOutAfterPolls: number,
 ): 'waiting' | 'nextWindow' | 'chosen' {
@@ -86,9 +85,7 @@ export function settleChoice(
 	const choice = state.choice as NewestChoice;
 	let lostCandidates = false;
 	for (const formId of [...choice.forms]) {
-		let cursor = state.forms[formId] as FormCursor | undefined;
-		if (cursor && stalled.has(formId))
-			cursor = state.forms[formId] = { ...cursor, choiceStalls: (cursor.choiceStalls ?? 0) + 1 };
+		const cursor = state.forms[formId] as FormCursor | undefined;
 		const stays =
 			cursor?.choice !== undefined &&
 			listedFormIds.has(formId) &&

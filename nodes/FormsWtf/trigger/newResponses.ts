@@ -121,8 +121,6 @@ export async function pollOnce(
 		(state.emitSinceMs === undefined
 			? startedAt(state.activatedAtMs, settings.lookBackMs)
 			: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
-	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
-	const stalled = new Set<string>();
 	/**
 	 * The form's cursor after a poll in which it made no progress: counts the poll, warns, and
 	 * reports the form once it is due (FORM_FAILURES_REPORTED). A run of such polls is of one
@@ -135,7 +133,6 @@ export async function pollOnce(
 		cause: unknown,
 		atLeast = 0,
 	): FormCursor => {
-		stalled.add(form.id);
 		const kind = cause === keptMoving ? 'keptMoving' : undefined;
 		const sameRun = cursor.failedFor === kind;
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
@@ -321,6 +318,8 @@ export async function pollOnce(
 				// far it got back in between: its place is edited each time it gets there.
 				const passBeganAgain = read.beganAgain ? (read.resume.restarts ?? 0) : 0;
 				updated = noProgress(form, updated, cause, passBeganAgain);
+				// A choosing read without progress stalls the choice (choiceStalls, see settleChoice).
+				if (choosing) updated.choiceStalls = (updated.choiceStalls ?? 0) + 1;
 			}
 			if (read.failure === undefined) {
 				if (runEnds) failedInARow = 0;
@@ -348,14 +347,12 @@ export async function pollOnce(
 		let only: string[] | undefined;
 		do {
 			const candidates = new Candidates(choice, next.activatedAtMs);
-			stalled.clear();
 			// A larger window: only the forms of the choice are read again.
 			await readForms(candidates, only);
 			candidates.save();
 			settled = settleChoice(
 				next,
 				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
-				stalled,
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
