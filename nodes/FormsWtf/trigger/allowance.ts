@@ -13,6 +13,7 @@ import {
 } from '../shared/transport/paging';
 import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
+import { without } from './cursor';
 import type { Checkpoint, ResumePoint } from './state';
 
 /**
@@ -271,8 +272,7 @@ function resumeAfter(
 		searching: true,
 		reached: placeReached(start),
 	};
-	delete further.drift;
-	return further;
+	return without(further, 'drift');
 }
 
 /** How far the pass had read when a read lost its place (a search point stands before it). */

@@ -8,7 +8,7 @@
  * starts there, so that the normal reading emits the chosen ones and everything newer. A window
  * holding fewer gives way to the next, larger one.
  */
-import { compareOldestFirst } from './cursor';
+import { compareOldestFirst, without } from './cursor';
 import type { FormCursor, NewestChoice, TriggerState } from './state';
 import { choosingCursor, LAST_ID, startedAt } from './state';
 import { LAST_EXISTING_WINDOW } from './time';
@@ -137,8 +137,8 @@ export function settleChoice(
 /** A form of the choice reads a window from its start, keeping what its reads handled. */
 function readWindow(state: TriggerState, formId: string, window: number): void {
 	const cursor = state.forms[formId];
-	state.forms[formId] = { ...cursor, ...choosingCursor(state.activatedAtMs, window, cursor.seen) };
-	delete state.forms[formId].resume;
+	const reading = choosingCursor(state.activatedAtMs, window, cursor.seen);
+	state.forms[formId] = without({ ...cursor, ...reading }, 'resume');
 }
 
 /**
@@ -146,15 +146,8 @@ function readWindow(state: TriggerState, formId: string, window: number): void {
  * handled stay in `seen`, whatever their time), its new ones count.
  */
 function leftOut(cursor: FormCursor, activatedAtMs: number, lookBackMs: number): FormCursor {
-	const next: FormCursor = {
-		...cursor,
-		...startedAt(activatedAtMs - 1, lookBackMs),
-		seen: cursor.seen,
-	};
-	delete next.choice;
-	delete next.choiceStalls;
-	delete next.resume;
-	return next;
+	const next = { ...cursor, ...startedAt(activatedAtMs - 1, lookBackMs), seen: cursor.seen };
+	return without(next, 'choice', 'choiceStalls', 'resume');
 }
 
 function keyOf(entry: ExistingResponse): string {

@@ -16,6 +16,7 @@ import {
 	isNewVersion,
 	rememberHandled,
 	submittedAtMs,
+	without,
 } from './cursor';
 import type { FormCursor, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
@@ -242,11 +243,10 @@ export async function pollOnce(
 				// One that failed before its first page stays as it was.
 				if (read.failure !== undefined && !cursor.resume && read.end === 0) delete updated.resume;
 			} else if (choosing) {
-				updated = {
-					...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }),
-					choice: 'read',
-				};
-				delete updated.resume;
+				updated = without(
+					{ ...rememberHandled(cursor, readOfForm, read.resume), choice: 'read' },
+					'resume',
+				);
 			} else {
 				updated = {
 					...advanceCursor(cursor, readOfForm, settings),
@@ -296,11 +296,8 @@ export async function pollOnce(
 				read.failure === undefined &&
 				read.end > (cursor.resume?.offset ?? 0);
 			const runEnds = moved || (readAgainOn && cursor.failedFor !== 'keptMoving');
-			if (runEnds) {
-				delete updated.failedPolls;
-				delete updated.failureReportedAt;
-				delete updated.failedFor;
-			} else if (
+			if (runEnds) updated = without(updated, 'failedPolls', 'failureReportedAt', 'failedFor');
+			else if (
 				!readAgainOn &&
 				(read.proven ||
 					read.failure !== undefined ||
