@@ -14,6 +14,7 @@ import {
 import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import { without } from './cursor';
+import type { ReadOfForm } from './cursor';
 import type { Checkpoint, ResumePoint } from './state';
 
 /**
@@ -186,13 +187,16 @@ export class PollAllowance {
 		const chasing = !continuity.resumed && start !== undefined && !start.searching;
 		const pushedOn =
 			continuity.pushedOn && (continuity.resumed ? cut : chasing && (cut || failure !== undefined));
-		const resume = goOn(
-			gotPage
+		// The resume point with the page size the read was served (a read that got no page keeps
+		// the one it resumed with) and when the first of the cut reads began; the rest as
+		// resumeAfter has it (a copy: `again` hands back the cursor's own resume point).
+		const resume: ResumePoint = {
+			...(gotPage
 				? resumeAfter(start, continuity, end, pageSize, drift, pushedOn, foundPlace, pageStarts)
-				: again(start),
-			pageSize,
-			startedAtMs,
-		);
+				: again(start)),
+		};
+		if (pageSize !== undefined) resume.pageSize = pageSize;
+		if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
 		const movedUnder = gotPage && continuity.resumed && !continuity.proven && !pushedOn;
 		return {
 			end,
@@ -342,24 +346,17 @@ function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): 
 	return at < 0 ? undefined : pageOffset + at - (start.offset - 1);
 }
 
-/**
- * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with) and when the first of the cut reads began; the rest as `point` has it.
- */
-function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
-	const resume: ResumePoint = { ...point };
-	if (pageSize !== undefined) resume.pageSize = pageSize;
-	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
-	return resume;
-}
-
 /** A read that got no page, or that must be read again from where it began. */
 function again(start: ResumePoint | undefined): ResumePoint {
 	return start ?? { offset: 0, anchors: [] };
 }
 
-/** How one read of a form ended (see PollAllowance.readForm). */
-interface FormRead {
+/**
+ * How one read of a form ended (see PollAllowance.readForm); with ReadOfForm's fromStart (the
+ * read began at the start of `since`, so it saw every response the API returns) and startedAtMs
+ * (the service's clock when it, or the first of the cut reads it goes on from, began).
+ */
+interface FormRead extends Pick<ReadOfForm, 'fromStart' | 'startedAtMs'> {
 	/** The offset after the last page handed over. */
 	end: number;
 	/** Stopped by the poll's page cap, budget or deadline before the end. */
@@ -384,12 +381,8 @@ interface FormRead {
 	lostPlace: boolean;
 	/** This read did not find its place and its pass began again from the start (lostPlace). */
 	beganAgain: boolean;
-	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
+	/** Where the next read of the form goes on from, proven or not (see resumeAfter). */
 	resume: ResumePoint;
-	/** The read began at the start of `since`, so it saw every response the API returns. */
-	fromStart: boolean;
-	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
-	startedAtMs?: number;
 	/** Why a read was cut before the end by a wait the poll had no time for (a deadline error). */
 	stoppedBy?: unknown;
 	failure?: unknown;
