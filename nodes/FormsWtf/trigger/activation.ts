@@ -38,13 +38,7 @@ export function followSelection(
 		(form) => !state.forms[form.id] && !restartAtNow.includes(form.id),
 	);
 	if (!added.length) return new Set();
-	return watchFrom(
-		settings,
-		state,
-		added,
-		listing.serviceNowMs ?? hostClock(listing.askedAtMs),
-		state.rev,
-	);
+	return watchFrom(settings, state, added, listing.serviceNowMs ?? hostClock(listing.askedAtMs));
 }
 
 /**
@@ -84,7 +78,7 @@ export async function activate(
 		for (const form of forms)
 			state.forms[form.id] = fromDate(onActivation.sinceMs, activatedAtMs, settings.lookBackMs);
 	} else {
-		learning = watchFrom(settings, state, forms, activatedAtMs, 0);
+		learning = watchFrom(settings, state, forms, activatedAtMs);
 	}
 	const { items, next, failingForms } = await pollOnce(
 		context,
@@ -109,7 +103,6 @@ function watchFrom(
 	state: TriggerState,
 	forms: WatchedForm[],
 	atMs: number,
-	rev: number,
 ): Set<string> {
 	const learning = new Set<string>();
 	for (const form of forms) {
@@ -117,7 +110,7 @@ function watchFrom(
 		// Nothing to read, and any response changes the count the next listing shows; the floor
 		// keeps existing responses out should the count have been stale.
 		if (form.responseCount === 0)
-			state.forms[form.id] = { ...cursor, ...listedAs(form, rev, settings) };
+			state.forms[form.id] = { ...cursor, ...listedAs(form, state.rev, settings) };
 		else {
 			state.forms[form.id] = cursor;
 			learning.add(form.id);

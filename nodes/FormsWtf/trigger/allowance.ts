@@ -13,6 +13,8 @@ import {
 } from '../shared/transport/paging';
 import type { Anchor, ResponsesQuery } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
+import { without } from './cursor';
+import type { ReadOfForm } from './cursor';
 import type { Checkpoint, ResumePoint } from './state';
 
 /**
@@ -125,7 +127,8 @@ export class PollAllowance {
 		// Without a Date header, the host's clock when the read was asked stands in for the service's.
 		const askedAtMs = Date.now();
 		let endOfPage = offset;
-		let pageSize: number | undefined;
+		// A read that gets no page (or only empty ones) keeps the page size it resumed with.
+		let pageSize = start?.pageSize;
 		let gotPage = false;
 		let drift: number | undefined;
 		// Until a page is handed over, a resumed read still stands where it was.
@@ -160,23 +163,21 @@ export class PollAllowance {
 				},
 			},
 		);
-		const readAll = async () => {
+		let failure: unknown;
+		try {
 			for await (const page of pages) {
 				handle(page);
 				// A resumed read that has not yet passed where it stopped still stands there.
 				end = Math.max(end, endOfPage);
 			}
-		};
-		const failure = await readAll().then(
-			() => undefined,
-			(error: unknown) => error ?? new Error('The read failed'),
-		);
-		let stoppedBy: unknown;
+		} catch (error) {
+			failure = error ?? new Error('The read failed');
+		}
 		if (failure !== undefined) continuity.abandonBoundary();
-		if (failure !== undefined && isDeadlineError(failure)) {
+		const stoppedBy = isDeadlineError(failure) ? failure : undefined;
+		if (stoppedBy !== undefined) {
 			this.spent = true;
 			cut = true;
-			stoppedBy = failure;
 		}
 		// Cut while a boundary's anchors were pushed on ahead of it: nothing skipped, it goes on.
 		// So does a read whose place was pushed on ahead of where it resumed (arrivals above it in
@@ -186,24 +187,18 @@ export class PollAllowance {
 		const chasing = !continuity.resumed && start !== undefined && !start.searching;
 		const pushedOn =
 			continuity.pushedOn && (continuity.resumed ? cut : chasing && (cut || failure !== undefined));
-		const resume = goOn(
-			gotPage
-				? resumeAfter(
-						start,
-						continuity,
-						end,
-						pageSize ?? start?.pageSize,
-						drift,
-						pushedOn,
-						foundPlace,
-						pageStarts,
-					)
-				: again(start),
-			pageSize ?? start?.pageSize,
-			startedAtMs,
-		);
+		// The resume point with the page size the read was served (a read that got no page keeps
+		// the one it resumed with) and when the first of the cut reads began; the rest as
+		// resumeAfter has it (a copy: `again` hands back the cursor's own resume point).
+		const resume: ResumePoint = {
+			...(gotPage
+				? resumeAfter(start, continuity, end, pageSize, drift, pushedOn, foundPlace, pageStarts)
+				: again(start)),
+		};
+		if (pageSize !== undefined) resume.pageSize = pageSize;
+		if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
 		const movedUnder = gotPage && continuity.resumed && !continuity.proven && !pushedOn;
-		const read: FormRead = {
+		return {
 			end,
 			cut,
 			proven: continuity.proven,
@@ -215,10 +210,9 @@ export class PollAllowance {
 			resume,
 			fromStart: offset === 0,
 			startedAtMs,
+			stoppedBy,
+			failure: cut ? undefined : failure,
 		};
-		if (stoppedBy !== undefined) read.stoppedBy = stoppedBy;
-		if (failure !== undefined && !cut) read.failure = failure;
-		return read;
 	}
 }
 
@@ -283,8 +277,7 @@ function resumeAfter(
 		searching: true,
 		reached: placeReached(start),
 	};
-	delete further.drift;
-	return further;
+	return without(further, 'drift');
 }
 
 /** How far the pass had read when a read lost its place (a search point stands before it). */
@@ -354,24 +347,17 @@ function driftOf(page: FormResponse[], pageOffset: number, start: ResumePoint): 
 	return at < 0 ? undefined : pageOffset + at - (start.offset - 1);
 }
 
-/**
- * The resume point with the page size the read was served (a read that got no page keeps the
- * one it resumed with) and when the first of the cut reads began; the rest as `point` has it.
- */
-function goOn(point: ResumePoint, pageSize?: number, startedAtMs?: number): ResumePoint {
-	const resume: ResumePoint = { ...point };
-	if (pageSize !== undefined) resume.pageSize = pageSize;
-	if (startedAtMs !== undefined) resume.startedAtMs = startedAtMs;
-	return resume;
-}
-
 /** A read that got no page, or that must be read again from where it began. */
 function again(start: ResumePoint | undefined): ResumePoint {
 	return start ?? { offset: 0, anchors: [] };
 }
 
-/** How one read of a form ended (see PollAllowance.readForm). */
-interface FormRead {
+/**
+ * How one read of a form ended (see PollAllowance.readForm); with ReadOfForm's fromStart (the
+ * read began at the start of `since`, so it saw every response the API returns) and startedAtMs
+ * (the service's clock when it, or the first of the cut reads it goes on from, began).
+ */
+interface FormRead extends Pick<ReadOfForm, 'fromStart' | 'startedAtMs'> {
 	/** The offset after the last page handed over. */
 	end: number;
 	/** Stopped by the poll's page cap, budget or deadline before the end. */
@@ -398,12 +384,8 @@ interface FormRead {
 	lostPlace: boolean;
 	/** This read did not find its place and its pass began again from the start (lostPlace). */
 	beganAgain: boolean;
-	/** Where the next read of the form goes on from, proven or not (see resumeAfter and goOn). */
+	/** Where the next read of the form goes on from, proven or not (see resumeAfter). */
 	resume: ResumePoint;
-	/** The read began at the start of `since`, so it saw every response the API returns. */
-	fromStart: boolean;
-	/** The service's clock when the read (or the first of the cut reads it goes on from) began. */
-	startedAtMs?: number;
 	/** Why a read was cut before the end by a wait the poll had no time for (a deadline error). */
 	stoppedBy?: unknown;
 	failure?: unknown;

@@ -39,6 +39,13 @@ export function isNewUndated(cursor: FormCursor, id: string): boolean {
 	return cursor.seen[id] === undefined && !cursor.undated?.includes(id);
 }
 
+/** A copy of `value` without these fields (a cursor, a resume point). */
+export function without<T extends object>(value: T, ...keys: Array<keyof T>): T {
+	const copy = { ...value };
+	for (const key of keys) delete copy[key];
+	return copy;
+}
+
 /** Oldest first; ties (same millisecond) in a fixed order, by id. */
 export function compareOldestFirst(
 	a: { atMs: number; id: string },

@@ -8,7 +8,7 @@
  * starts there, so that the normal reading emits the chosen ones and everything newer. A window
  * holding fewer gives way to the next, larger one.
  */
-import { compareOldestFirst } from './cursor';
+import { compareOldestFirst, without } from './cursor';
 import type { FormCursor, NewestChoice, TriggerState } from './state';
 import { choosingCursor, LAST_ID, startedAt } from './state';
 import { LAST_EXISTING_WINDOW } from './time';
@@ -69,8 +69,8 @@ export class Candidates {
 
 /**
  * After a poll's reads: forms that left the choice (taken out of the selection, missing from
- * the list of forms or denied — not in `listedFormIds` —, or making no progress — `stalled`,
- * the reader's failedPolls grew — on `leaveOutAfterPolls` of the choice's polls, in a row or
+ * the list of forms or denied — not in `listedFormIds` —, or making no progress — a choosing
+ * read counted it in `choiceStalls` — on `leaveOutAfterPolls` of the choice's polls, in a row or
  * not, so that a form failing often but not always cannot hold up the others either) go on
  * with their new responses only; when every form still in the choice has read the window
  * whole, the choice goes on to the next window or ends with the floor.
@@ -78,17 +78,14 @@ export class Candidates {
 export function settleChoice(
 	state: TriggerState,
 	listedFormIds: Set<string>,
-	stalled: ReadonlySet<string>,
 	lookBackMs: number,
 	leaveOutAfterPolls: number,
 ): 'waiting' | 'nextWindow' | 'chosen' {
-	const choice = state.choice;
-	if (!choice) return 'chosen';
+	// Called only while there is a choice (pollOnce).
+	const choice = state.choice as NewestChoice;
 	let lostCandidates = false;
 	for (const formId of [...choice.forms]) {
-		let cursor = state.forms[formId] as FormCursor | undefined;
-		if (cursor && stalled.has(formId))
-			cursor = state.forms[formId] = { ...cursor, choiceStalls: (cursor.choiceStalls ?? 0) + 1 };
+		const cursor = state.forms[formId] as FormCursor | undefined;
 		const stays =
 			cursor?.choice !== undefined &&
 			listedFormIds.has(formId) &&
@@ -140,8 +137,8 @@ export function settleChoice(
 /** A form of the choice reads a window from its start, keeping what its reads handled. */
 function readWindow(state: TriggerState, formId: string, window: number): void {
 	const cursor = state.forms[formId];
-	state.forms[formId] = { ...cursor, ...choosingCursor(state.activatedAtMs, window, cursor.seen) };
-	delete state.forms[formId].resume;
+	const reading = choosingCursor(state.activatedAtMs, window, cursor.seen);
+	state.forms[formId] = without({ ...cursor, ...reading }, 'resume');
 }
 
 /**
@@ -149,15 +146,8 @@ function readWindow(state: TriggerState, formId: string, window: number): void {
  * handled stay in `seen`, whatever their time), its new ones count.
  */
 function leftOut(cursor: FormCursor, activatedAtMs: number, lookBackMs: number): FormCursor {
-	const next: FormCursor = {
-		...cursor,
-		...startedAt(activatedAtMs - 1, lookBackMs),
-		seen: cursor.seen,
-	};
-	delete next.choice;
-	delete next.choiceStalls;
-	delete next.resume;
-	return next;
+	const next = { ...cursor, ...startedAt(activatedAtMs - 1, lookBackMs), seen: cursor.seen };
+	return without(next, 'choice', 'choiceStalls', 'resume');
 }
 
 function keyOf(entry: ExistingResponse): string {

@@ -2,6 +2,7 @@
  * Several forms: which forms a poll reads (those the listing shows changed, the rest in rotation),
  * and how forms missing from the listing are kept.
  */
+import { without } from './cursor';
 import type { FormCursor, TriggerState } from './state';
 import type { Listing, WatchedForm } from './listing';
 import type { TriggerSettings } from './settings';
@@ -100,11 +101,8 @@ export function keepUnlistedForms(state: TriggerState, listing: Listing): void {
 	const listed = new Set(listing.forms.map((form) => form.id));
 	for (const [formId, cursor] of Object.entries(state.forms)) {
 		if (listed.has(formId)) {
-			if (cursor.unlistedSinceMs !== undefined) {
-				const listedAgain = { ...cursor };
-				delete listedAgain.unlistedSinceMs;
-				state.forms[formId] = listedAgain;
-			}
+			if (cursor.unlistedSinceMs !== undefined)
+				state.forms[formId] = without(cursor, 'unlistedSinceMs');
 		} else if (cursor.unlistedSinceMs === undefined) {
 			state.forms[formId] = { ...cursor, unlistedSinceMs: nowMs };
 		} else if (nowMs - cursor.unlistedSinceMs > KEEP_UNLISTED_FORM_MS) {

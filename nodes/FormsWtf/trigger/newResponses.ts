@@ -16,6 +16,7 @@ import {
 	isNewVersion,
 	rememberHandled,
 	submittedAtMs,
+	without,
 } from './cursor';
 import type { FormCursor, TriggerState } from './state';
 import { fromDate, startedAt } from './state';
@@ -88,9 +89,8 @@ export async function pollOnce(
 	if (state.choice) next.choice = { ...state.choice, forms: [...state.choice.forms] };
 	if (settings.watch === 'allForms') keepUnlistedForms(next, listing);
 
-	const fresh: Candidate[] = [];
-	/** Where each response's candidate is in `fresh`: one item a response a poll. */
-	const freshAt = new Map<string, number>();
+	/** The responses to emit, by form and response: one item a response a poll. */
+	const fresh = new Map<string, Candidate>();
 	/**
 	 * A response to emit. Served again in another version (updated while the read went on), the
 	 * version served last takes its place: never an older version after a newer one.
@@ -100,13 +100,9 @@ export async function pollOnce(
 	const emit = (form: WatchedForm, candidate: Candidate): void => {
 		emitted++;
 		const key = `${form.id}/${candidate.id}`;
-		const at = freshAt.get(key);
-		const item = withForm(candidate, form, settings);
-		if (at !== undefined) fresh[at] = item;
-		else {
-			freshAt.set(key, fresh.push(item) - 1);
-			allowance.onItem();
-		}
+		if (!fresh.has(key)) allowance.onItem();
+		// A Map keeps the place of the first version: the sort below is stable.
+		fresh.set(key, withForm(candidate, form, settings));
 	};
 	const failingForms: FormFailure[] = [];
 	const unreadable = new Set<string>();
@@ -126,8 +122,6 @@ export async function pollOnce(
 		(state.emitSinceMs === undefined
 			? startedAt(state.activatedAtMs, settings.lookBackMs)
 			: fromDate(state.emitSinceMs, state.activatedAtMs, settings.lookBackMs));
-	/** Forms this poll counted a poll without progress for (a choosing one stalls the choice). */
-	const stalled = new Set<string>();
 	/**
 	 * The form's cursor after a poll in which it made no progress: counts the poll, warns, and
 	 * reports the form once it is due (FORM_FAILURES_REPORTED). A run of such polls is of one
@@ -140,7 +134,6 @@ export async function pollOnce(
 		cause: unknown,
 		atLeast = 0,
 	): FormCursor => {
-		stalled.add(form.id);
 		const kind = cause === keptMoving ? 'keptMoving' : undefined;
 		const sameRun = cursor.failedFor === kind;
 		// One Form: the polls that failed as a whole before this one count too (see poll.ts).
@@ -150,7 +143,10 @@ export async function pollOnce(
 			(sameRun ? (cursor.failedPolls ?? 0) : 0) + failedBefore + 1,
 		);
 		const error = errorForStuckForm(context, settings, form, cause, failedPolls);
-		warn(context, `${error.message} (${failedPolls} polls in a row). ${stuckHint(settings)}`);
+		const hint = watchesSeveral(settings)
+			? 'The other forms go on; this one is read again on the next poll.'
+			: 'It is read again on the next poll.';
+		warn(context, `${error.message} (${failedPolls} polls in a row). ${hint}`);
 		const gone = form.unlisted && httpCodeOf(cause) === '404';
 		const reportedAt = sameRun ? cursor.failureReportedAt : undefined;
 		const reportedFrom = gone ? GONE_FORM_FAILURES_REPORTED : FORM_FAILURES_REPORTED;
@@ -234,26 +230,25 @@ export async function pollOnce(
 			// One Form: the user sees at once why it cannot be read; a passing failure is counted by
 			// the poll (FAILURES_REPORTED in poll.ts) with the state left as it was.
 			if (read.failure !== undefined && settings.watch === 'form') throw read.failure;
-			const readOfForm: ReadOfForm = {
-				handled,
-				undated,
-				fromStart: read.fromStart,
-				startedAtMs: read.startedAtMs,
-			};
+			const readOfForm: ReadOfForm = { ...read, handled, undated };
+			const complete = read.failure === undefined && read.proven && !read.cut;
 			let updated: FormCursor;
-			if (read.failure !== undefined || read.cut || !read.proven) {
+			if (!complete) {
 				// Cut short, failed after what it read, or responses before where it went on were
 				// deleted or moved (see resumeAfter): what it read is remembered, and the next poll goes
-				// on from where it got to, as proven as its pages were.
-				updated = rememberHandled(cursor, readOfForm, read.resume);
+				// on from where it got to, as proven as its pages were. It counts as the form's turn
+				// (triedAt).
+				updated = {
+					...rememberHandled(cursor, readOfForm, read.resume),
+					...triedAt(next.rev, settings),
+				};
 				// One that failed before its first page stays as it was.
 				if (read.failure !== undefined && !cursor.resume && read.end === 0) delete updated.resume;
 			} else if (choosing) {
-				updated = {
-					...rememberHandled(cursor, readOfForm, { offset: 0, anchors: [] }),
-					choice: 'read',
-				};
-				delete updated.resume;
+				updated = without(
+					{ ...rememberHandled(cursor, readOfForm, read.resume), choice: 'read' },
+					'resume',
+				);
 			} else {
 				updated = {
 					...advanceCursor(cursor, readOfForm, settings),
@@ -271,8 +266,6 @@ export async function pollOnce(
 				// whose every pass spans polls (a long look-back window) would be read on every poll.
 				if (cursor.resume && cursor.listedCount !== undefined) delete updated.listedCount;
 			}
-			if (read.failure !== undefined || read.cut || !read.proven)
-				updated = { ...updated, ...triedAt(next.rev, settings) };
 			// Moving forward: a proven read, complete or cut past where it resumed; or one still
 			// looking for where it goes on from (`seeking`: responses were edited or added around
 			// it, see resumeAfter), which reads and emits what it finds and ends in a proven read
@@ -289,7 +282,7 @@ export async function pollOnce(
 			// each beginning again counts, or a place edited every few polls, whose new versions that
 			// read emits, was never named.)
 			const moved =
-				(read.failure === undefined && read.proven && !read.cut) ||
+				complete ||
 				((!read.lostPlace || (emitted > emittedBefore && !read.beganAgain)) &&
 					(read.proven ? read.end > (cursor.resume?.offset ?? 0) : read.seeking));
 			// A read of a pass begun again that found its own place and got past where the last one
@@ -297,31 +290,23 @@ export async function pollOnce(
 			// neither progress nor a poll without progress: the run the form is in stands as it was.
 			// Counted, a long pass read again after the edits stopped named the form ("kept moving")
 			// while it went on; the passes that begin again, each counted, still name it. Only a run
-			// of that kind stands: the read got a page, so it ends a run of polls that got none.
+			// of that kind stands (neither ended nor counted): the read got a page, so it ends a run
+			// of polls that got none.
 			const readAgainOn =
 				read.lostPlace &&
 				!read.beganAgain &&
 				read.proven &&
 				read.failure === undefined &&
 				read.end > (cursor.resume?.offset ?? 0);
-			if (moved || (readAgainOn && cursor.failedFor !== 'keptMoving')) {
-				delete updated.failedPolls;
-				delete updated.failureReportedAt;
-				delete updated.failedFor;
-				if (read.failure === undefined) failedInARow = 0;
-				// A struggling service still ends the poll's reading (MAX_FAILED_READS_IN_A_ROW).
-				else if (isTransientError(read.failure)) {
-					failedInARow++;
-					lastFailure = read.failure;
-				}
-			} else if (readAgainOn) {
-				// (The run stands.)
-			} else if (
-				read.proven ||
-				read.failure !== undefined ||
-				read.stoppedBy !== undefined ||
-				read.movedUnder ||
-				read.lostPlace
+			const runEnds = moved || (readAgainOn && cursor.failedFor !== 'keptMoving');
+			if (runEnds) updated = without(updated, 'failedPolls', 'failureReportedAt', 'failedFor');
+			else if (
+				!readAgainOn &&
+				(read.proven ||
+					read.failure !== undefined ||
+					read.stoppedBy !== undefined ||
+					read.movedUnder ||
+					read.lostPlace)
 			) {
 				// (The last two: a read that found its place but not a later page boundary, read again
 				// from where it began, or a pass begun again: the form's responses kept moving.)
@@ -333,39 +318,46 @@ export async function pollOnce(
 				// far it got back in between: its place is edited each time it gets there.
 				const passBeganAgain = read.beganAgain ? (read.resume.restarts ?? 0) : 0;
 				updated = noProgress(form, updated, cause, passBeganAgain);
-				// A denied or missing form costs one request; a struggling service costs retries.
-				if (read.failure !== undefined && isTransientError(read.failure)) {
-					failedInARow++;
-					lastFailure = read.failure;
-				}
-				// Denied or missing, it cannot hold up the newest existing responses of the others.
-				else if (read.failure !== undefined) unreadable.add(form.id);
+				// A choosing read without progress stalls the choice (choiceStalls, see settleChoice).
+				if (choosing) updated.choiceStalls = (updated.choiceStalls ?? 0) + 1;
 			}
+			if (read.failure === undefined) {
+				if (runEnds) failedInARow = 0;
+			}
+			// A denied or missing form costs one request; a struggling service costs retries, and
+			// still ends the poll's reading after a read that moved (MAX_FAILED_READS_IN_A_ROW).
+			else if (isTransientError(read.failure)) {
+				failedInARow++;
+				lastFailure = read.failure;
+			}
+			// Denied or missing and not moved, it cannot hold up the newest existing responses of the
+			// others.
+			else if (!runEnds) unreadable.add(form.id);
 			next.forms[form.id] = updated;
 		}
 	};
-	if (!next.choice) await readForms();
+	// The choice's object stays next.choice until settleChoice deletes it (it is then 'chosen').
+	const choice = next.choice;
+	if (!choice) await readForms();
 	else {
 		// Choosing the newest existing responses: window after window while the poll may, then
 		// the chosen ones are read (and emitted) at once.
-		const chosenForms = next.choice.forms;
+		const chosenForms = choice.forms;
 		let settled: ReturnType<typeof settleChoice>;
 		let only: string[] | undefined;
 		do {
-			const candidates = new Candidates(next.choice, next.activatedAtMs);
-			stalled.clear();
+			const candidates = new Candidates(choice, next.activatedAtMs);
 			// A larger window: only the forms of the choice are read again.
 			await readForms(candidates, only);
 			candidates.save();
 			settled = settleChoice(
 				next,
 				new Set(listing.forms.map((form) => form.id).filter((id) => !unreadable.has(id))),
-				stalled,
 				settings.lookBackMs,
 				FORM_FAILURES_REPORTED,
 			);
-			only = next.choice?.forms;
-		} while (settled === 'nextWindow' && next.choice && allowance.mayRead());
+			only = choice.forms;
+		} while (settled === 'nextWindow' && allowance.mayRead());
 		if (settled === 'chosen') await readForms(undefined, chosenForms, new Set());
 	}
 	// A form this poll did not get to made no progress either when what stopped the reading holds
@@ -394,14 +386,8 @@ export async function pollOnce(
 		const cause = stoppedBy ?? (cursor.failedFor === 'keptMoving' ? keptMoving : undefined);
 		next.forms[formId] = noProgress(form, cursor, cause);
 	}
-	fresh.sort(compareOldestFirst);
-	return { items: fresh.map((candidate) => toItem(candidate, settings)), next, failingForms };
-}
-
-function stuckHint(settings: TriggerSettings): string {
-	return watchesSeveral(settings)
-		? 'The other forms go on; this one is read again on the next poll.'
-		: 'It is read again on the next poll.';
+	const items = [...fresh.values()].sort(compareOldestFirst);
+	return { items: items.map((candidate) => toItem(candidate, settings)), next, failingForms };
 }
 
 /** Words for a form that cannot be read, or cannot move forward within the poll's time, naming it. */

@@ -9,6 +9,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
+import { without } from './cursor';
 import type { TriggerState } from './state';
 import { readState, startedAt, unlessAlreadyPolling, writeState } from './state';
 import { activate, followSelection, serviceClock } from './activation';
@@ -92,9 +93,7 @@ export async function pollResponses(
 			const sameRun = cursor?.failedFor === undefined;
 			const failures = (state.failures ?? 0) + (sameRun ? (cursor?.failedPolls ?? 0) : 0) + 1;
 			if (cursor?.failedPolls !== undefined) {
-				const ended = { ...cursor };
-				delete ended.failedPolls;
-				delete ended.failedFor;
+				const ended = without(cursor, 'failedPolls', 'failedFor');
 				if (!sameRun) delete ended.failureReportedAt;
 				kept.forms[settings.formId as string] = ended;
 			}

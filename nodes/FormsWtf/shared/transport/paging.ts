@@ -333,6 +333,8 @@ export async function* iterateResponses(
 	options: PagingOptions = {},
 ): AsyncGenerator<FormResponse[], void, undefined> {
 	const recent = new RecentKeys(REPEAT_WINDOW);
+	/** The walk's error when the server contradicts itself. */
+	const pagingError = (problem: string) => errorForPaging(client.context.getNode(), problem, query);
 	const { continuity } = options;
 	const readAhead =
 		query.since === undefined &&
@@ -432,13 +434,10 @@ export async function* iterateResponses(
 				throw errorForUncountedWalk(client.context.getNode(), MAX_UNCOUNTED_RESPONSES, query);
 			}
 
-			if (page.responses.length === 0) {
-				throw errorForPaging(
-					client.context.getNode(),
+			if (page.responses.length === 0)
+				throw pagingError(
 					`The API said more responses exist but sent an empty page at offset ${offset}.`,
-					query,
 				);
-			}
 			// Only repeats: fine while responses that arrived during the walk push the ones read to
 			// later offsets (as many pages as the count grew by, and a few more: a page that starts
 			// inside the last one can hold only what was read), a server ignoring the offset when
@@ -452,10 +451,8 @@ export async function* iterateResponses(
 					: 2 * page.responses.length;
 			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
 			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
-				throw errorForPaging(
-					client.context.getNode(),
+				throw pagingError(
 					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
-					query,
 				);
 			}
 			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
@@ -463,10 +460,8 @@ export async function* iterateResponses(
 			// count the API reports bounds the walk only when it reports one.
 			const stride = Math.max(1, pageStep - (continuity?.overlap ?? 0));
 			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / stride) * 2 + 10) {
-				throw errorForPaging(
-					client.context.getNode(),
+				throw pagingError(
 					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
-					query,
 				);
 			}
 
