@@ -32,6 +32,7 @@ export const PROPERTIES = {
 	P6: 'P6 with Selected Forms, a selected form the service does not have is reported by its ID',
 	P7a: 'P7a the newest N: no existing response older than the newest N is emitted',
 	P7b: 'P7b the newest N: the newest N existing responses are emitted',
+	P7c: "P7c the newest N: no more than N existing responses are emitted (one that may count either way may take a chosen one's place, not add to them)",
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
 	P8b: 'P8b liveness: while the service is healthy, also under steady updates and deletions, every response due is emitted within a bound of polls, or its form is named by an error',
 	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
@@ -545,6 +546,9 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const existingVersions: Array<{ response: SimResponse; version: ResponseVersion }> = [];
 	/** The ids of the existing responses the newest N may hold (in whichever version was read). */
 	let allowedExisting = new Set<string>();
+	/** How many responses may count either way (band), and whether the choice's count is judged. */
+	let eitherWay = 0;
+	let countJudged = false;
 	const undatedExisting: string[] = [];
 	if (newestCount !== undefined) {
 		for (const response of trace.server.responses) {
@@ -622,6 +626,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		const disturbed = trace.schedule.steps.some((step) =>
 			['select', 'garble', 'submitGarbled'].includes(step.kind),
 		);
+		eitherWay = band;
+		countJudged = !disturbed;
 		if (!disturbed) {
 			const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 			const sure = existingVersions.slice(0, Math.max(0, newestCount - band - changed));
@@ -754,6 +760,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	}
 
 	// P2c and P7a: nothing existing (but what On Activation asks for), nothing unwatched.
+	/** P7c: the existing responses the newest N emitted (each once, whichever version). */
+	const existingEmitted = new Map<string, Emitted>();
 	for (const e of trace.emitted) {
 		const response = byId.get(e.id);
 		const version = response?.versions.find((v) => v.n === versionOf(e.tag));
@@ -782,6 +790,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			// words (submitted after the activation's read). Which read served it is the trigger's
 			// business: such a version may count either way (P2b does not ask for it either).
 			const fromTheMoment = version.atMs >= existingBeforeMs;
+			if (existing(response, version) && !fromTheMoment && !existingEmitted.has(e.id))
+				existingEmitted.set(e.id, e);
 			if (existing(response, version) && !fromTheMoment && !allowedExisting.has(e.id))
 				add(
 					'P7a',
@@ -794,6 +804,14 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			);
 		}
 	}
+	// P7c: a response deleted or updated while they are chosen gives its place to the next older
+	// one, and one that may count either way takes the oldest chosen one's: never more than N
+	// (the band of those that may count either way allowed, as P7b allows it).
+	if (newestCount !== undefined && countJudged && existingEmitted.size > newestCount + eitherWay)
+		add(
+			'P7c',
+			`${existingEmitted.size} existing responses were emitted for the newest ${newestCount} (${describeAt}; ${eitherWay} may count either way): ${[...existingEmitted.values()].map(describe).join(', ')}`,
+		);
 	// Existing at activation and watched from it; the newest N may choose it, a date may ask for it.
 	checkIgnoredUpdates(
 		trace,

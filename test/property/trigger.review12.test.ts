@@ -7,6 +7,9 @@
  * break not fixed yet is `it.failing` (it passes while the break is there). Replay one with
  *   npx jest test/property/trigger.review12.test.ts --maxWorkers=1 -t '<name>'
  */
+import { check } from './oracle';
+import { runSchedule } from './run';
+import type { Schedule } from './schedule';
 import {
 	cursorOf,
 	drain,
@@ -20,6 +23,34 @@ import {
 
 /** 2026-03-02T09:00:00.000Z, the moment of activation of these stories (startOffsetMs 0). */
 const MOMENT = '2026-03-02T09:00:00.000Z';
+
+/** The first story below as a fuzz schedule, for the oracle. */
+const TRUSTED_SKIP_WHILE_CHOSEN: Schedule = {
+	settings: {
+		watch: 'form',
+		formCount: 1,
+		selected: [0],
+		selectMissing: false,
+		version: 1,
+		requestMs: 1,
+		lookBackMinutes: 10,
+		updatedResponses: 'emit',
+		since: 'exclusive',
+		order: 'oldestFirst',
+		pageCap: 7,
+		totalAbsent: false,
+		startOffsetMs: 0,
+		seeded: [5],
+		seedAgoMs: 1_000,
+		seedSpacingMs: 1_000,
+		newestCount: 1,
+	},
+	steps: [
+		{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 6 },
+		{ kind: 'during', afterRequests: 7, event: { kind: 'delete', form: 0, pick: 0 } },
+		{ kind: 'poll', budget: 'default' },
+	],
+};
 
 describe('Forms.wtf Trigger, review 12', () => {
 	// REPRO: One Form, version 1, newest 1 ("Existing Responses to Emit": 1), look-back 10 min,
@@ -77,6 +108,15 @@ describe('Forms.wtf Trigger, review 12', () => {
 			expect(driver.emitted).toHaveLength(1);
 		},
 	);
+
+	// The property that finds it: P7c (no more than N existing responses), added for this break;
+	// P7a lets it pass (r0005 is among the newest 2, and one existing response was deleted). Once
+	// the break is fixed, this test asks that the oracle find nothing.
+	it('the oracle finds the break above by P7c, and only by it', async () => {
+		const trace = await runSchedule(TRUSTED_SKIP_WHILE_CHOSEN);
+		expect(trace.emitted.map((e) => e.tag)).toEqual(['r0004#1', 'r0005#1']);
+		expect(check(trace).map((v) => v.property)).toEqual(['P7c']);
+	});
 
 	// Attack on db5f740: can `seen` hold a version from the moment's second on that the
 	// activation's read did not see, so that a window read again takes it as existing? Only a
