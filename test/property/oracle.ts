@@ -790,9 +790,9 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			// words (submitted after the activation's read). Which read served it is the trigger's
 			// business: such a version may count either way (P2b does not ask for it either).
 			const fromTheMoment = version.atMs >= existingBeforeMs;
-			if (existing(response, version) && !fromTheMoment && !existingEmitted.has(e.id))
-				existingEmitted.set(e.id, e);
-			if (existing(response, version) && !fromTheMoment && !allowedExisting.has(e.id))
+			const existingBefore = existing(response, version) && !fromTheMoment;
+			if (existingBefore && !existingEmitted.has(e.id)) existingEmitted.set(e.id, e);
+			if (existingBefore && !allowedExisting.has(e.id))
 				add(
 					'P7a',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)}: existing (${describeAt}) and older than the newest ${newestCount}`,

@@ -323,16 +323,16 @@ export async function pollOnce(
 			}
 			if (read.failure === undefined) {
 				if (runEnds) failedInARow = 0;
-			}
-			// A denied or missing form costs one request; a struggling service costs retries, and
-			// still ends the poll's reading after a read that moved (MAX_FAILED_READS_IN_A_ROW).
-			else if (isTransientError(read.failure)) {
+			} else if (isTransientError(read.failure)) {
+				// A struggling service costs retries, and still ends the poll's reading after a read
+				// that moved (MAX_FAILED_READS_IN_A_ROW); a denied or missing form costs one request.
 				failedInARow++;
 				lastFailure = read.failure;
+			} else if (!runEnds) {
+				// Denied or missing and not moved, it cannot hold up the newest existing responses of
+				// the others.
+				unreadable.add(form.id);
 			}
-			// Denied or missing and not moved, it cannot hold up the newest existing responses of the
-			// others.
-			else if (!runEnds) unreadable.add(form.id);
 			next.forms[form.id] = updated;
 		}
 	};
