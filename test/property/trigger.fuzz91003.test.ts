@@ -10,7 +10,7 @@
  * while the choice is under way). Replay one with
  *   npx jest test/property/trigger.fuzz91003.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, setUp, timesEmitted } from './named';
+import { cursorOf, settingsWith, setUp, timesEmitted } from './named';
 import { check, formatViolations } from './oracle';
 import type { PollRecord } from './run';
 import { runSchedule } from './run';
@@ -18,25 +18,16 @@ import type { Schedule } from './schedule';
 
 /** The fuzz schedule, as `npm run fuzz` shrank it (seed 91003). */
 const FUZZ_SCHEDULE: Schedule = {
-	settings: {
+	settings: settingsWith({
 		watch: 'selectedForms',
-		formCount: 1,
-		selected: [0],
-		selectMissing: false,
-		version: 1,
 		requestMs: 2_000,
 		lookBackMinutes: 0,
-		updatedResponses: 'emit',
-		since: 'exclusive',
-		order: 'oldestFirst',
 		pageCap: 7,
-		totalAbsent: false,
 		startOffsetMs: 0,
 		seeded: [0],
-		seedAgoMs: 0,
 		seedSpacingMs: 1_000,
 		newestCount: 20,
-	},
+	}),
 	steps: [
 		{
 			kind: 'fault',

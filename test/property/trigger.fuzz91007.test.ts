@@ -9,7 +9,7 @@
  * an older one. Replay with
  *   npx jest test/property/trigger.fuzz91007.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, MINUTE, newestOneOfTwoBursts, timesEmitted } from './named';
+import { cursorOf, MINUTE, newestOneOfTwoBursts, settingsWith, timesEmitted } from './named';
 import { check, formatViolations } from './oracle';
 import type { PollRecord } from './run';
 import { runSchedule } from './run';
@@ -17,25 +17,17 @@ import type { Schedule } from './schedule';
 
 /** The fuzz schedule, as `npm run fuzz` shrank it (seed 91007). */
 const FUZZ_SCHEDULE: Schedule = {
-	settings: {
+	settings: settingsWith({
 		watch: 'allForms',
 		formCount: 2,
-		selected: [0],
-		selectMissing: false,
-		version: 1,
 		requestMs: 100,
 		lookBackMinutes: 0,
-		updatedResponses: 'emit',
-		since: 'exclusive',
-		order: 'oldestFirst',
 		pageCap: 7,
-		totalAbsent: false,
 		startOffsetMs: 0,
 		seeded: [7, 4, 0, 0],
-		seedAgoMs: 0,
 		seedSpacingMs: 1_000,
 		newestCount: 1,
-	},
+	}),
 	steps: [
 		{ kind: 'burst', form: 0, count: 16 },
 		{ kind: 'burst', form: 1, count: 14 },

@@ -9,31 +9,22 @@
  * Replay with
  *   npx jest test/property/trigger.fuzz92003.test.ts --maxWorkers=1 -t '<name>'
  */
-import { cursorOf, timesEmitted, trustedSkipAtActivation } from './named';
+import { cursorOf, settingsWith, timesEmitted, trustedSkipAtActivation } from './named';
 import { check, formatViolations } from './oracle';
 import { runSchedule } from './run';
 import type { Schedule } from './schedule';
 
 /** The fuzz schedule, as `npm run fuzz` shrank it (seed 92003). */
 const FUZZ_SCHEDULE: Schedule = {
-	settings: {
-		watch: 'form',
-		formCount: 1,
-		selected: [0],
-		selectMissing: false,
-		version: 1,
+	settings: settingsWith({
 		requestMs: 1,
 		lookBackMinutes: 1,
-		updatedResponses: 'emit',
-		since: 'exclusive',
 		order: 'newestFirst',
 		pageCap: 7,
-		totalAbsent: false,
 		startOffsetMs: 0,
 		seeded: [4, 0, 0, 0],
-		seedAgoMs: 0,
 		seedSpacingMs: 1_000,
-	},
+	}),
 	steps: [
 		{ kind: 'during', afterRequests: 4, event: { kind: 'delete', form: 0, pick: 11 } },
 		{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 3 },

@@ -10,31 +10,22 @@
  * finds nothing. Replay with
  *   npx jest test/property/trigger.fuzz92007.test.ts --maxWorkers=1
  */
+import { settingsWith } from './named';
 import { check, formatViolations } from './oracle';
 import { runSchedule } from './run';
 import type { Schedule } from './schedule';
 
 /** The fuzz schedule, as `npm run fuzz` shrank it (seed 92007). */
 const FUZZ_SCHEDULE: Schedule = {
-	settings: {
-		watch: 'form',
-		formCount: 1,
-		selected: [0],
-		selectMissing: false,
-		version: 1,
+	settings: settingsWith({
 		requestMs: 1,
 		lookBackMinutes: 0,
-		updatedResponses: 'emit',
-		since: 'exclusive',
-		order: 'oldestFirst',
 		pageCap: 2,
-		totalAbsent: false,
 		startOffsetMs: 0,
 		seeded: [2, 0, 0, 0],
-		seedAgoMs: 0,
 		seedSpacingMs: 1_000,
 		newestCount: 1,
-	},
+	}),
 	steps: [
 		{ kind: 'late', form: 0, count: 1, permille: 0 },
 		{ kind: 'churn', form: 0, edit: 'update', polls: 21, budget: 'tiny' },

@@ -16,6 +16,7 @@ import {
 	editByIds,
 	MINUTE,
 	newestOneOfTwoBursts,
+	settingsWith,
 	setUp,
 	timesEmitted,
 	trustedSkipAtActivation,
@@ -26,25 +27,15 @@ const MOMENT = '2026-03-02T09:00:00.000Z';
 
 /** The first story below as a fuzz schedule, for the oracle. */
 const TRUSTED_SKIP_WHILE_CHOSEN: Schedule = {
-	settings: {
-		watch: 'form',
-		formCount: 1,
-		selected: [0],
-		selectMissing: false,
-		version: 1,
+	settings: settingsWith({
 		requestMs: 1,
-		lookBackMinutes: 10,
-		updatedResponses: 'emit',
-		since: 'exclusive',
-		order: 'oldestFirst',
 		pageCap: 7,
-		totalAbsent: false,
 		startOffsetMs: 0,
 		seeded: [5],
 		seedAgoMs: 1_000,
 		seedSpacingMs: 1_000,
 		newestCount: 1,
-	},
+	}),
 	steps: [
 		{ kind: 'fault', fault: { kind: 'shortPage', size: 1 }, times: 6 },
 		{ kind: 'during', afterRequests: 7, event: { kind: 'delete', form: 0, pick: 0 } },
