@@ -8,8 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
-import { MAX_ITEMS_PER_POLL, MAX_PAGES_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
-import { SWEEP_POLLS } from '../../nodes/FormsWtf/trigger/formsToRead';
+import { MAX_ITEMS_PER_POLL, MAX_PAGES_PER_POLL } from '../../nodes/FormsWtf/trigger/read';
+import { SWEEP_POLLS } from '../../nodes/FormsWtf/trigger/forms';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 
@@ -111,7 +111,7 @@ describe('Forms.wtf Trigger, All Forms', () => {
 });
 
 describe('Forms.wtf Trigger, the size of a poll', () => {
-	it('All Forms activation with its budget spent reads one form; existing responses of the others are never emitted, new ones are', async () => {
+	it('All Forms activation with its budget spent reads two pages; existing responses of the others are never emitted, new ones are', async () => {
 		const demoForms = (await harness.control.listForms()).filter(
 			(form) => form.owner === 'demo' && form.responseCount > 0,
 		);
@@ -119,7 +119,7 @@ describe('Forms.wtf Trigger, the size of a poll', () => {
 		const atActivation = await responseRequests(async () =>
 			expect((await trigger.poll({ pollBudgetMs: 1 })).items).toEqual([]),
 		);
-		expect(atActivation).toHaveLength(1);
+		expect(atActivation).toHaveLength(2);
 		const submitted = [];
 		for (const form of demoForms) submitted.push(await harness.control.submitResponse(form.id));
 		const emitted: IDataObject[] = [];

@@ -9,7 +9,7 @@ import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { readAllPages } from '../harness/testHelpers';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
-import { MAX_ITEMS_PER_POLL } from '../../nodes/FormsWtf/trigger/allowance';
+import { MAX_ITEMS_PER_POLL } from '../../nodes/FormsWtf/trigger/read';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
-import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/allowance';
+import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/read';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 
@@ -31,14 +31,13 @@ const oneForm = (id: string, options: IDataObject = {}): IDataObject => ({
 const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
 /** The request of a poll's second page of 1000: it starts PAGE_OVERLAP responses early (see Continuity). */
 const secondPage = `offset=${1000 - PAGE_OVERLAP}&`;
-/** The trigger's state without its count of passing failures: the cursors a failed poll must leave alone. */
+/** The trigger's state without its counts of passing failures: what a failed poll must leave alone. */
 const cursorsOf = (staticData: IDataObject): IDataObject =>
-	Object.fromEntries(
-		Object.entries(staticData).map(([key, value]) => {
-			const { failures: _failures, ...cursors } = value as IDataObject;
-			return [key, cursors];
-		}),
-	);
+	JSON.parse(
+		JSON.stringify(staticData, (key, value: unknown) =>
+			['failures', 'failedPolls', 'rev'].includes(key) ? undefined : value,
+		),
+	) as IDataObject;
 
 async function responseRequests(since: () => Promise<unknown>): Promise<number> {
 	await harness.control.clearRequestLog();
@@ -87,11 +86,10 @@ describe('Forms.wtf Trigger', () => {
 		},
 	);
 
-	it('a poll that fails halfway leaves the state as it was; the next poll gets everything', async () => {
+	it('a poll that fails halfway emits what it read, and the next poll the rest: nothing lost, nothing twice', async () => {
 		const trigger = new TriggerSession(harness, oneForm(formId));
 		await trigger.poll();
 		const submitted = await harness.control.submitBurst(formId, 1500);
-		const before = structuredClone(trigger.staticData);
 		// The second page (it starts PAGE_OVERLAP responses early) fails past every retry.
 		await harness.control.injectFault({
 			kind: 'status',
@@ -100,10 +98,10 @@ describe('Forms.wtf Trigger', () => {
 			pathIncludes: secondPage,
 		});
 		const failed = await trigger.poll();
-		expect(failed.items).toEqual([]);
-		expect(cursorsOf(trigger.staticData)).toEqual(cursorsOf(before));
+		expect(failed.error).toBeUndefined();
+		expect(failed.items).toHaveLength(1000);
 		const { items } = await trigger.poll();
-		expect(ids(items).sort()).toEqual(ids(submitted).sort());
+		expect([...ids(failed.items), ...ids(items)].sort()).toEqual(ids(submitted).sort());
 		expect((await trigger.poll()).items).toEqual([]);
 	});
 
@@ -223,9 +221,15 @@ describe('Forms.wtf Trigger', () => {
 	});
 
 	it('stops within the poll budget and delivers the rest on later polls', async () => {
-		const trigger = new TriggerSession(harness, oneForm(formId));
+		// Without a look-back window each page proves the ones before its last, whatever their age.
+		const trigger = new TriggerSession(harness, oneForm(formId, { lookBackMinutes: 0 }));
 		await trigger.poll();
-		const submitted = await harness.control.submitBurst(formId, 2500);
+		await new Promise((resolve) => setTimeout(resolve, 2600));
+		const startMs = Date.now() - 2550;
+		const drafts = Array.from({ length: 2500 }, (_, i) => ({
+			submittedAt: new Date(startMs + i).toISOString(),
+		}));
+		const submitted = await harness.control.submitResponses(formId, drafts);
 		const emitted: string[] = [];
 		let polls = 0;
 		for (; polls < 10 && emitted.length < submitted.length; polls++) {

@@ -7,7 +7,6 @@ import type { IDataObject } from 'n8n-workflow';
 import type { FormsWtfClient } from '../shared/transport';
 import { errorForMalformedBody } from '../shared/transport/errors';
 import { listForms } from '../shared/transport/forms';
-import { PollAllowance } from './allowance';
 import type { TriggerSettings } from './settings';
 
 /** A watched form; with several forms, also what the listing says about it. */
@@ -31,11 +30,11 @@ export interface Listing {
 export async function listWatchedForms(
 	settings: TriggerSettings,
 	client: FormsWtfClient,
-	allowance?: PollAllowance,
+	deadlineMs?: number,
 ): Promise<Listing> {
 	const askedAtMs = Date.now();
 	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }], askedAtMs };
-	const list = await listForms(client, { deadlineMs: allowance?.deadline });
+	const list = await listForms(client, { deadlineMs });
 	const forms = watchedForms(list.forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms)

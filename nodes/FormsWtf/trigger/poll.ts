@@ -1,137 +1,327 @@
 /**
- * The trigger's poll: reads the stored state n8n hands over, reads the forms, and writes the new
- * state back only when this poll is still the current one. The parts live beside this file:
- * settings, listing, activation, newResponses (later polls), formsToRead, existing, testEvent,
- * allowance, and state (the stored state and its lifecycle) with cursor.
+ * The trigger's poll: reads the state n8n stored, lists the watched forms, starts what is new (an
+ * activation, a form added to the selection), reads each form due, and writes the next state back
+ * only when this poll is still the current one.
  */
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { formatResponse } from '../shared/helpers/output';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
-import { without } from './cursor';
-import type { TriggerState } from './state';
-import { readState, startedAt, unlessAlreadyPolling, writeState } from './state';
-import { activate, followSelection, serviceClock } from './activation';
-import { PollAllowance } from './allowance';
+import { formsToRead, keepUnlistedForms, listedAs } from './forms';
+import type { Listing, WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
-import { warn } from './log';
-import { errorForStuckForm, pollOnce } from './newResponses';
+import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
+import type { Version } from './read';
+import { compareVersions, NOT_WHOLE, PollBudget, readForm } from './read';
+import { errorForStuckForm, httpCodeOf, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
+import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
+import type { FormCursor, StoredState, TriggerState } from './state';
+import { cursorFrom, readState, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
 import { sampleNewest } from './testEvent';
 
-/** Share of n8n's poll budget we spend reading, leaving room to hand the items over. */
+/** Share of n8n's poll budget spent reading, leaving room to hand the items over. */
 const BUDGET_SHARE = 0.8;
 
 /** n8n's poll budget when it does not say (before 2.41): 5 minutes. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 
-/**
- * Polls in a row that fail with a passing failure before the user is told: the last of them
- * throws, as a form of several is reported on its 5th poll without progress.
- */
-const FAILURES_REPORTED = 5;
+/** Reads of different forms failing one after the other (a struggling service) end a poll's reading. */
+const MAX_FAILED_READS_IN_A_ROW = 3;
 
 export async function pollResponses(
 	context: IPollFunctions,
 	transport: TransportSettings = {},
 ): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(context);
-	// A client of its own for each poll: n8n keeps one poll context for every poll of an
-	// activation, and each poll reads the credential again, so an edited key or base URL is
-	// used from the next poll on.
+	// A client for each poll: an edited key or base URL is used from the next poll on.
 	const client = new FormsWtfClient(context, transport);
 	if (context.getMode() === 'manual') return await sampleNewest(context, settings, client);
-
-	const triggerKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
-	const scope = scopeOf(settings);
+	const key = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
-	const result = await unlessAlreadyPolling(triggerKey, 2 * budgetMs, async (stillCurrent) => {
+	const result = await unlessAlreadyPolling(key, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
-		const { state, restartAtNow, repairs } = readState(staticData, scope, settings.lookBackMs);
-		if (repairs.length) warn(context, `the stored state was repaired: ${repairs.join('; ')}`);
-		const allowance = new PollAllowance(client, Date.now() + budgetMs * BUDGET_SHARE);
-		/** Writes the state, unless this poll ran so long that another poll took over. */
+		const stored = readState(staticData, scopeOf(settings));
+		for (const warning of stored.warnings) warn(context, warning);
+		const budget = new PollBudget(client, Date.now() + budgetMs * BUDGET_SHARE);
 		const commit = (next: TriggerState): boolean => {
 			if (!stillCurrent()) return false;
 			writeState(staticData, next);
 			return true;
 		};
+		let listing: Listing;
 		try {
-			const listing = await listWatchedForms(settings, client, allowance);
-			let learning = new Set<string>();
-			let outcome: Awaited<ReturnType<typeof pollOnce>>;
-			if (!state) outcome = await activate(context, settings, scope, listing, allowance);
-			else {
-				if (settings.watch === 'selectedForms')
-					learning = followSelection(settings, state, listing, restartAtNow);
-				if (restartAtNow.length) {
-					const nowMs = listing.serviceNowMs ?? (await serviceClock(restartAtNow, allowance));
-					// The Date header has whole seconds: the end of that second is after every response
-					// that existed when the service answered, so none is emitted again.
-					for (const formId of restartAtNow)
-						state.forms[formId] = startedAt(nowMs + 999, settings.lookBackMs);
-				}
-				outcome = await pollOnce(context, settings, state, listing, allowance, learning);
-			}
-			const { items, next, failingForms } = outcome;
-			delete next.failures;
-			for (const { formId } of failingForms) {
-				const cursor = next.forms[formId];
-				next.forms[formId] = { ...cursor, failureReportedAt: cursor.failedPolls };
-			}
-			if (!commit(next)) return null;
-			for (const { error } of failingForms) reportFailingForm(context, error);
-			return items.length ? [items] : null;
+			listing = await listWatchedForms(settings, client, budget.deadline);
 		} catch (error) {
-			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
-			// The cursors stay as n8n stored them: the next poll reads the same window again. One
-			// Form: the polls before that could not move it (see pollOnce) count too, as one count.
-			const kept: TriggerState = { ...state, forms: { ...state.forms } };
-			const cursor = settings.watch === 'form' ? kept.forms[settings.formId ?? ''] : undefined;
-			// A run of polls whose reads kept losing their place is of another kind: it ends here.
-			const sameRun = cursor?.failedFor === undefined;
-			const failures = (state.failures ?? 0) + (sameRun ? (cursor?.failedPolls ?? 0) : 0) + 1;
-			if (cursor?.failedPolls !== undefined) {
-				const ended = without(cursor, 'failedPolls', 'failedFor');
-				if (!sameRun) delete ended.failureReportedAt;
-				kept.forms[settings.formId as string] = ended;
-			}
-			if (!commit({ ...kept, failures })) return null;
-			// One Form: the only form is what failed; the error names it, as for a form of several.
-			if (failures >= FAILURES_REPORTED)
-				throw asNodeError(
-					context.getNode(),
-					settings.watch === 'form'
-						? errorForStuckForm(
-								context,
-								settings,
-								{ id: settings.formId as string },
-								error,
-								failures,
-							)
-						: error,
-				);
-			warn(
-				context,
-				`poll failed (${failures} in a row), will retry on the next poll: ${(error as Error).message}`,
-			);
-			return null;
+			return failedListing(context, stored.state, error, commit);
 		}
+		const poll = new Poll(context, settings, budget, listing);
+		const next = await poll.run(stored);
+		if (!commit(next)) return null;
+		poll.report();
+		return poll.items();
 	});
 	return result ?? null;
 }
 
-/**
- * A form that keeps failing is reported as an error of the workflow (an error execution, and
- * the error workflow if one is set), through n8n's __emitError rather than thrown: the poll
- * still emits the other forms' responses, and on n8n's activation poll a thrown error would
- * fail the activation, which n8n tries again from the same stored state, again and again.
- */
-function reportFailingForm(context: IPollFunctions, error: Error): void {
-	if (typeof context.__emitError === 'function')
-		context.__emitError(asNodeError(context.getNode(), error));
-	else warn(context, error.message);
+/** A list of forms that cannot be read fails the whole poll: counted, and an error on the 5th. */
+function failedListing(
+	context: IPollFunctions,
+	state: TriggerState | undefined,
+	error: unknown,
+	commit: (next: TriggerState) => boolean,
+): null {
+	if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
+	const failures = (state.failures ?? 0) + 1;
+	if (!commit({ ...state, failures })) return null;
+	if (failures >= POLLS_BEFORE_ERROR) throw asNodeError(context.getNode(), error);
+	const text = error instanceof Error ? error.message : String(error);
+	warn(context, `the list of forms could not be read (${failures} polls in a row): ${text}`);
+	return null;
+}
+
+/** One poll over the listed forms. */
+class Poll {
+	private next!: TriggerState;
+	private activating = false;
+	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
+	private readonly errors: Error[] = [];
+	private failedInARow = 0;
+	private lastFailure: unknown;
+	private nowMs?: number;
+
+	constructor(
+		private readonly context: IPollFunctions,
+		private readonly settings: TriggerSettings,
+		private readonly budget: PollBudget,
+		private readonly listing: Listing,
+	) {}
+
+	async run(stored: StoredState): Promise<TriggerState> {
+		/** Forms whose read this poll only learns what exists, by the second they start at. */
+		const learning = new Map<string, number>();
+		if (stored.state) {
+			this.next = { ...stored.state, rev: stored.state.rev + 1 };
+			delete this.next.failures;
+			await this.follow(stored.reset, learning);
+		} else await this.activate(learning);
+		await this.readForms(learning);
+		const chosenFrom = this.next.choice?.done;
+		settleChoice(this.next, this.settings.lookBackMs);
+		// The choice is over: its forms are read from the floor now, chosen and new alike.
+		if (chosenFrom && !this.next.choice) await this.readForms(learning, new Set(chosenFrom));
+		return this.next;
+	}
+
+	/** The first poll: the service's clock is the moment of activation, and each form starts there. */
+	private async activate(learning: Map<string, number>): Promise<void> {
+		this.activating = true;
+		const atMs = await this.clock();
+		const { onActivation } = this.settings;
+		const scope = scopeOf(this.settings);
+		this.next = { version: STATE_VERSION, scope, rev: 0, activatedAtMs: atMs, forms: {} };
+		if (onActivation.emit === 'since') this.next.emitSinceMs = onActivation.sinceMs;
+		const choosing = onActivation.emit === 'newest';
+		for (const form of this.listing.forms) this.start(form, atMs, choosing ? undefined : learning);
+		if (choosing) {
+			const pending = this.listing.forms.filter((form) => form.responseCount !== 0);
+			const ids = pending.map((form) => form.id);
+			this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
+		}
+	}
+
+	/**
+	 * A form's cursor from `atMs` on. With `learning`, its first read learns what exists: what it
+	 * sees of that second is existing too.
+	 */
+	private start(form: WatchedForm, atMs: number, learning?: Map<string, number>): void {
+		const since = this.next.emitSinceMs;
+		const cursor = cursorFrom(since ?? atMs, atMs, this.settings.lookBackMs);
+		this.next.forms[form.id] = cursor;
+		if (since !== undefined || !learning) return;
+		// Nothing to read: the next list of forms shows any response added.
+		if (form.responseCount === 0 && this.settings.watch !== 'form') {
+			cursor.listed = listedAs(form);
+			cursor.readAtRev = this.next.rev;
+		} else learning.set(form.id, atMs);
+	}
+
+	/** Later polls: forms that left the list or the selection let go, forms added or reset start now. */
+	private async follow(reset: string[], learning: Map<string, number>): Promise<void> {
+		const { choice, forms } = this.next;
+		const listed = new Set(this.listing.forms.map((form) => form.id));
+		this.next.forms = { ...forms };
+		if (this.settings.watch === 'allForms') {
+			const nowMs = this.listing.serviceNowMs ?? this.listing.askedAtMs;
+			keepUnlistedForms(this.next, this.listing, nowMs);
+		} else
+			for (const formId of Object.keys(forms))
+				if (!listed.has(formId)) delete this.next.forms[formId];
+		if (choice) {
+			this.next.choice = { ...choice, pending: [...choice.pending], done: [...choice.done] };
+			for (const formId of [...choice.pending, ...choice.done])
+				if (!listed.has(formId)) leaveChoice(this.next.choice, formId);
+		}
+		for (const form of this.listing.forms) {
+			const added = this.settings.watch === 'selectedForms' && !this.next.forms[form.id];
+			if (added || reset.includes(form.id)) this.start(form, await this.clock(), learning);
+		}
+	}
+
+	private async readForms(learning: Map<string, number>, only?: Set<string>): Promise<void> {
+		const notReached: WatchedForm[] = [];
+		for (const form of formsToRead(this.next, this.listing, this.settings)) {
+			if (only && !only.has(form.id)) continue;
+			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
+				notReached.push(form);
+			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
+			else await this.read(form, learning.get(form.id));
+		}
+		// A form not reached waits its turn, unless what stopped the reading holds back every form
+		// (a rate limit, failing reads), or it is in a run of polls without progress already.
+		const stoppedBy =
+			this.budget.stoppedBy ??
+			(this.failedInARow >= MAX_FAILED_READS_IN_A_ROW ? this.lastFailure : undefined);
+		for (const form of notReached) {
+			const cursor = this.cursorOf(form.id);
+			if (stoppedBy !== undefined || cursor.failedPolls)
+				this.next.forms[form.id] = this.noProgress(form, cursor, stoppedBy);
+		}
+	}
+
+	private async read(form: WatchedForm, learnFromMs?: number): Promise<void> {
+		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
+		const { lookBackMs, updatedResponses } = this.settings;
+		const cursor = this.cursorOf(form.id);
+		const read = await readForm(this.budget, form.id, cursor, {
+			lookBackMs,
+			updatedResponses,
+			floor,
+		});
+		if (this.settings.watch === 'form' && read.failure !== undefined && !read.moved)
+			if (this.activating || !isTransientError(read.failure))
+				throw asNodeError(this.context.getNode(), read.failure);
+		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
+		const updated: FormCursor = read.cursor;
+		// Read whole, what existed is known one by one: a response that shows up later with an
+		// earlier timestamp (visible late) was not there to count as existing.
+		if (learnFromMs !== undefined && read.whole) delete updated.floor;
+		if (this.settings.watch !== 'form') {
+			updated.readAtRev = this.next.rev;
+			updated.listed = read.whole ? listedAs(form) : undefined;
+		}
+		this.next.forms[form.id] = read.moved
+			? progressed(updated)
+			: this.noProgress(form, updated, read.failure ?? this.budget.stoppedBy ?? NOT_WHOLE);
+		this.countFailure(read.failure);
+	}
+
+	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */
+	private async choose(form: WatchedForm): Promise<void> {
+		const choice = this.next.choice;
+		if (!choice) return;
+		const cursor = this.cursorOf(form.id);
+		// Existing: submitted before the activation's second, or in it and seen by the activation poll.
+		const beforeMs = this.next.activatedAtMs + (this.activating ? 1000 : 0);
+		let failure: unknown;
+		const chosen = await readNewest(this.budget, form.id, choice.count, beforeMs).catch(
+			(error: unknown) => void (failure = error ?? NOT_WHOLE),
+		);
+		this.countFailure(failure);
+		if (chosen) {
+			addChosen(choice, form.id, chosen);
+			this.next.forms[form.id] = progressed(cursor);
+			return;
+		}
+		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
+			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
+		const counted = this.noProgress(form, cursor, failure ?? this.budget.stoppedBy);
+		this.next.forms[form.id] = counted;
+		const denied = ['403', '404'].includes(String(httpCodeOf(failure)));
+		if (denied || (counted.failedPolls ?? 0) >= POLLS_BEFORE_ERROR) leaveChoice(choice, form.id);
+	}
+
+	/** A poll in which the form made no progress: counted, a warning, and an error when due. */
+	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown): FormCursor {
+		const polls = (cursor.failedPolls ?? 0) + 1;
+		const error = errorForStuckForm(this.context, this.settings, form, cause, polls);
+		const hint =
+			this.settings.watch === 'form'
+				? 'It is read again on the next poll.'
+				: 'The other forms go on; this one is read again on the next poll.';
+		warn(this.context, `${error.message} (${polls} polls in a row). ${hint}`);
+		if (isErrorDue(polls, form, cause)) this.errors.push(error);
+		return { ...cursor, failedPolls: polls };
+	}
+
+	private countFailure(failure: unknown): void {
+		if (failure === undefined) this.failedInARow = 0;
+		else if (isTransientError(failure)) {
+			this.failedInARow++;
+			this.lastFailure = failure;
+		}
+	}
+
+	/** A form's cursor; a form listed after activation has no existing responses. */
+	private cursorOf(formId: string): FormCursor {
+		const { activatedAtMs, emitSinceMs } = this.next;
+		const firstMs = emitSinceMs ?? activatedAtMs;
+		return this.next.forms[formId] ?? cursorFrom(firstMs, activatedAtMs, this.settings.lookBackMs);
+	}
+
+	/** The service's clock, a whole second (its Date header; the n8n host's when it sends none). */
+	private async clock(): Promise<number> {
+		this.nowMs ??= this.listing.serviceNowMs;
+		if (this.nowMs === undefined && this.settings.watch === 'form') {
+			// One Form has no list of forms to date the moment: one small read of its form does.
+			const probe = await this.budget.page(this.listing.forms[0].id, 0, undefined, 1);
+			this.nowMs = probe.serviceTimeMs;
+		}
+		this.nowMs ??= this.listing.askedAtMs;
+		return Math.floor(this.nowMs / 1000) * 1000;
+	}
+
+	/**
+	 * Several forms: a form that keeps failing is reported as an error of the workflow through
+	 * n8n's __emitError (see docs/design.md), so that the poll still emits the other forms'
+	 * responses. One Form: the poll's error.
+	 */
+	report(): void {
+		if (this.settings.watch === 'form') {
+			if (this.errors.length) throw this.errors[0];
+			return;
+		}
+		for (const error of this.errors) {
+			if (typeof this.context.__emitError === 'function') this.context.__emitError(error);
+			else warn(this.context, error.message);
+		}
+	}
+
+	items(): INodeExecutionData[][] | null {
+		const found = [...this.found.values()].sort((a, b) => compareVersions(a.version, b.version));
+		if (!found.length) return null;
+		return [found.map(({ version, form }) => toItem(version, form, this.settings))];
+	}
+}
+
+function progressed(cursor: FormCursor): FormCursor {
+	const { failedPolls: _, ...rest } = cursor;
+	return rest;
+}
+
+/** An item of the output; with several forms it names its form. */
+export function toItem(
+	version: Version,
+	form: WatchedForm,
+	settings: TriggerSettings,
+): INodeExecutionData {
+	const response =
+		settings.watch === 'form'
+			? version.response
+			: { ...version.response, formId: form.id, formTitle: form.title ?? null };
+	return { json: formatResponse(response, settings.outputMode) };
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {

@@ -10,7 +10,6 @@ import { getOutputMode } from '../shared/helpers/output';
 import type { OutputMode } from '../shared/helpers/output';
 import { getFormId, toApiTimestamp } from '../shared/helpers/parameters';
 import { isSinglePathSegment } from '../shared/transport';
-import type { CursorOptions, UpdatedResponses } from './cursor';
 
 type Watch = 'form' | 'selectedForms' | 'allForms';
 
@@ -22,7 +21,10 @@ type OnActivation =
 	/** Every response submitted at or after `sinceMs`. */
 	| { emit: 'since'; sinceMs: number };
 
-export interface TriggerSettings extends CursorOptions {
+export interface TriggerSettings {
+	/** How far behind the newest response each read looks again. */
+	lookBackMs: number;
+	updatedResponses: 'emit' | 'ignore';
 	watch: Watch;
 	formId?: string;
 	/** Selected Forms: the forms picked, without repeats. */
@@ -52,7 +54,7 @@ export function readSettings(context: IPollFunctions): TriggerSettings {
 	if (!Number.isFinite(lookBackMinutes) || lookBackMinutes < 0) {
 		throw new NodeOperationError(node, '"Look-Back Window" must be 0 minutes or more');
 	}
-	let updatedResponses: UpdatedResponses;
+	let updatedResponses: TriggerSettings['updatedResponses'];
 	let onActivation: OnActivation;
 	if (node.typeVersion >= 2) {
 		updatedResponses =

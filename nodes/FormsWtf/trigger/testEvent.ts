@@ -2,33 +2,34 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError } from '../shared/transport/errors';
 import type { FormsWtfClient } from '../shared/transport';
+import { asNodeError } from '../shared/transport/errors';
 import { getResponsesPage, MAX_PAGE_SIZE } from '../shared/transport/paging';
 import type { PageRequest } from '../shared/transport/paging';
-import type { FormResponse } from '../shared/transport/types';
-import { compareOldestFirst, submittedAtMs } from './cursor';
 import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
-import type { Candidate } from './newResponses';
-import { toItem, withForm } from './newResponses';
+import { toItem } from './poll';
+import type { Version } from './read';
+import { compareVersions, submittedAtMs } from './read';
 import type { TriggerSettings } from './settings';
-import { DAY_MS, HOUR_MS } from './time';
 
-/**
- * Fetch Test Event with All Forms asks this many forms, those the listing shows changed last:
- * a sample, found in a handful of requests however many forms the account has.
- */
+/** With several forms, this many are asked: those the list of forms shows changed last. */
 const SAMPLED_FORMS = 3;
 
-/** Growing windows of recent time in which "Fetch Test Event" looks for the newest response. */
-const SAMPLE_WINDOWS_MS = [HOUR_MS / 12, HOUR_MS, DAY_MS, 7 * DAY_MS, 31 * DAY_MS, 366 * DAY_MS];
+/** Growing windows of recent time in which the newest response of a large form is looked for. */
+const HOUR_MS = 3_600_000;
+const SAMPLE_WINDOWS_MS = [
+	HOUR_MS / 12,
+	HOUR_MS,
+	24 * HOUR_MS,
+	7 * 24 * HOUR_MS,
+	366 * 24 * HOUR_MS,
+];
 
 /**
- * "Fetch Test Event": the newest response, without touching the trigger's state. One page of
- * each form holds all of a small form; for a form with more, growing windows of recent time
- * find its newest (the API's order is not guaranteed). With All Forms only the forms the
- * listing shows changed last are asked, so the cost does not grow with the number of forms.
+ * The newest response, without touching the trigger's state. One page holds all of a small
+ * form; for a larger one, growing windows of recent time find its newest (whatever the API's
+ * order). With several forms only those the list shows changed last are asked.
  */
 export async function sampleNewest(
 	context: IPollFunctions,
@@ -37,65 +38,48 @@ export async function sampleNewest(
 ): Promise<INodeExecutionData[][]> {
 	const listing = await listWatchedForms(settings, client);
 	let serviceNowMs = listing.serviceNowMs;
-	let best: Candidate | undefined;
-	const consider = (responses: FormResponse[], form: WatchedForm) => {
-		for (const response of responses) {
-			const candidate = withForm(
-				{ id: response.id, atMs: submittedAtMs(response) ?? 0, response },
-				form,
-				settings,
-			);
-			if (!best || compareOldestFirst(candidate, best) > 0) best = candidate;
-		}
-	};
-	const larger: WatchedForm[] = [];
+	let best: { version: Version; form: WatchedForm } | undefined;
 	let failure: unknown;
 	// One form of several that cannot be read does not keep the others from showing one.
-	const readPage = async (request: PageRequest) =>
-		await getResponsesPage(client, request).then(
-			(answer) => answer,
-			(error: unknown) => {
-				failure ??= error ?? new Error('The read failed');
-				return undefined;
-			},
+	const read = async (form: WatchedForm, request: Omit<PageRequest, 'formId'>) => {
+		const page = await getResponsesPage(client, { formId: form.id, ...request }).catch(
+			(error: unknown) => void (failure ??= error ?? new Error('The read failed')),
 		);
-	for (const form of formsToSample(listing.forms)) {
-		const page = await readPage({ formId: form.id, limit: MAX_PAGE_SIZE, offset: 0 });
-		if (!page) {
-			if (settings.watch === 'form') break;
-			continue;
+		for (const response of page?.responses ?? []) {
+			const version = { id: response.id, atMs: submittedAtMs(response) ?? 0, response };
+			if (!best || compareVersions(version, best.version) > 0) best = { version, form };
 		}
-		serviceNowMs ??= page.serviceTimeMs;
-		consider(page.responses, form);
-		if (page.hasMore) larger.push(form);
+		serviceNowMs ??= page?.serviceTimeMs;
+		return page;
+	};
+	const larger: WatchedForm[] = [];
+	for (const form of formsToSample(listing.forms)) {
+		const page = await read(form, { limit: MAX_PAGE_SIZE, offset: 0 });
+		if (page?.hasMore) larger.push(form);
 	}
 	for (const windowMs of SAMPLE_WINDOWS_MS) {
 		if (!larger.length || serviceNowMs === undefined) break;
 		const sinceMs = serviceNowMs - windowMs;
-		for (const form of larger) {
-			const since = new Date(sinceMs).toISOString();
-			const page = await readPage({ formId: form.id, since, limit: MAX_PAGE_SIZE, offset: 0 });
-			if (page) consider(page.responses, form);
-		}
+		const since = new Date(sinceMs).toISOString();
+		for (const form of larger) await read(form, { since, limit: MAX_PAGE_SIZE, offset: 0 });
 		// Anything newer than what was found lies in this window, and was read.
-		if (best && best.atMs >= sinceMs) break;
+		if (best && best.version.atMs >= sinceMs) break;
 	}
 	if (!best && failure !== undefined) throw asNodeError(context.getNode(), failure);
 	if (!best) {
-		throw new NodeOperationError(
-			context.getNode(),
-			{
-				form: 'This form has no responses yet',
-				selectedForms: 'None of the selected forms has any responses yet',
-				allForms: 'None of your forms has any responses yet',
-			}[settings.watch],
-			{ description: 'Submit a response to the form, then click "Fetch Test Event" again.' },
-		);
+		const none = {
+			form: 'This form has no responses yet',
+			selectedForms: 'None of the selected forms has any responses yet',
+			allForms: 'None of your forms has any responses yet',
+		}[settings.watch];
+		throw new NodeOperationError(context.getNode(), none, {
+			description: 'Submit a response to the form, then click "Fetch Test Event" again.',
+		});
 	}
-	return [[toItem(best, settings)]];
+	return [[toItem(best.version, best.form, settings)]];
 }
 
-/** Several forms: those with responses that the listing shows changed last (see SAMPLED_FORMS). */
+/** Several forms: those with responses that the list shows changed last (see SAMPLED_FORMS). */
 function formsToSample(forms: WatchedForm[]): WatchedForm[] {
 	const changedMs = (form: WatchedForm) => (form.updatedAt ? Date.parse(form.updatedAt) || 0 : 0);
 	return forms

@@ -1,0 +1,86 @@
+/**
+ * On Activation, Emit the newest N existing responses. Each form's newest are read where they
+ * are — the first page of a newest-first list, the last pages of an oldest-first one — and the
+ * N newest of them all give one floor: the oldest chosen. Every form's cursor then starts at that
+ * floor, and the normal reading emits the chosen ones with the new ones.
+ */
+import type { PollBudget, Version } from './read';
+import { compareVersions, FormPages, NOT_WHOLE, orderOf, submittedAtMs } from './read';
+import type { NewestChoice, TriggerState } from './state';
+import { cursorFrom } from './state';
+
+/**
+ * The newest `count` existing responses of a form (submitted before `beforeMs`), newest first;
+ * undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages kept moving.
+ */
+export async function readNewest(
+	budget: PollBudget,
+	formId: string,
+	count: number,
+	beforeMs: number,
+): Promise<Version[] | undefined> {
+	const pages = new FormPages(budget, formId);
+	const existing = new Map<string, Version>();
+	const take = (responses: Version['response'][]) => {
+		for (const response of responses) {
+			const atMs = submittedAtMs(response);
+			if (atMs !== undefined && atMs < beforeMs)
+				existing.set(response.id, { id: response.id, atMs, response });
+		}
+	};
+	const first = await pages.at(0);
+	const order = orderOf(first.responses);
+	let walked: Awaited<ReturnType<FormPages['walk']>>;
+	if (order === 1 && first.hasMore && first.total !== undefined) {
+		// Oldest first: the newest are the last, read from a little before them to the end.
+		const offset = Math.max(0, first.total - count - Math.ceil(count / 10) - 10);
+		walked = await pages.walk(offset ? await pages.at(offset) : first, offset, take);
+	} else {
+		// Newest first (or an order no page shows): from the top, until enough existing ones.
+		walked = await pages.walk(first, 0, take, () => order === -1 && existing.size >= count);
+	}
+	if (walked === 'notWhole') throw NOT_WHOLE;
+	if (walked === 'cut') return undefined;
+	return [...existing.values()].sort((a, b) => compareVersions(b, a)).slice(0, count);
+}
+
+/** Adds a form's newest to the choice: the newest `count` of all read so far are kept. */
+export function addChosen(choice: NewestChoice, formId: string, versions: Version[]): void {
+	const entries = new Map(choice.chosen.map((entry) => [`${entry[0]}/${entry[1]}`, entry]));
+	for (const { id, atMs } of versions) entries.set(`${formId}/${id}`, [formId, id, atMs]);
+	const byNewest = (a: NewestChoice['chosen'][0], b: NewestChoice['chosen'][0]) =>
+		compareVersions({ atMs: b[2], id: b[1] }, { atMs: a[2], id: a[1] });
+	choice.chosen = [...entries.values()].sort(byNewest).slice(0, choice.count);
+	choice.pending = choice.pending.filter((id) => id !== formId);
+	if (!choice.done.includes(formId)) choice.done.push(formId);
+}
+
+/**
+ * A form leaves the choice (it keeps failing, is denied, or is no longer watched): none of its
+ * responses count. When the choice was full, responses of the other forms it pushed out are
+ * gone from it, so those forms are read again.
+ */
+export function leaveChoice(choice: NewestChoice, formId: string): void {
+	const had = choice.chosen.some((entry) => entry[0] === formId);
+	if (had && choice.chosen.length >= choice.count) {
+		choice.pending.push(...choice.done.filter((id) => id !== formId));
+		choice.done = [];
+	}
+	choice.chosen = choice.chosen.filter((entry) => entry[0] !== formId);
+	choice.pending = choice.pending.filter((id) => id !== formId);
+	choice.done = choice.done.filter((id) => id !== formId);
+}
+
+/**
+ * Once every form is read: each form of the choice starts at the floor, the oldest chosen (or
+ * at its beginning when fewer exist), and the choice is over.
+ */
+export function settleChoice(state: TriggerState, lookBackMs: number): void {
+	const choice = state.choice;
+	if (!choice || choice.pending.length) return;
+	const oldest = choice.chosen.length >= choice.count ? choice.chosen.at(-1) : undefined;
+	const floor = oldest ? { atMs: oldest[2], id: oldest[1] } : { atMs: 0, id: '' };
+	for (const formId of choice.done)
+		state.forms[formId] = { ...cursorFrom(floor.atMs, state.activatedAtMs, lookBackMs), floor };
+	delete state.choice;
+}

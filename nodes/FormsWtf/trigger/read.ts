@@ -1,0 +1,320 @@
+/**
+ * Reading a form's responses in reads that prove themselves. `since` is the cursor. One answer
+ * with `hasMore: false` proves a whole read. A window that spans pages is read from the end of
+ * the list that arrivals and updates do not move, the oldest: offset 0 of an oldest-first list;
+ * the last page of a newest-first one (`offset = total − page + slack`, proven by its own
+ * `hasMore: false`). Each such page moves `since` past what it proved. What no single answer can
+ * prove (the look-back window itself on more than a page, a millisecond holding more than a page,
+ * an order the pages do not show) is walked page by page from offset 0, each page starting a few
+ * responses before the end of the last and required to hold one of them; a walk that does not
+ * meet them begins again, and one that cannot finish is not proven.
+ */
+import type { FormsWtfClient } from '../shared/transport';
+import { isDeadlineError } from '../shared/transport/errors';
+import { getResponsesPage, MAX_PAGE_SIZE } from '../shared/transport/paging';
+import type { FetchedPage } from '../shared/transport/paging';
+import type { FormResponse } from '../shared/transport/types';
+import type { Floor, FormCursor } from './state';
+
+/**
+ * Pages one poll reads at most (besides the list of forms), so that a poll every minute leaves
+ * a third of the key's 60 requests per minute to other workflows.
+ */
+export const MAX_PAGES_PER_POLL = 40;
+
+/** Responses one poll emits before it stops asking for pages: a backlog comes in executions of this size. */
+export const MAX_ITEMS_PER_POLL = 2000;
+
+/** How many responses of a page the next page of a walk reads again, to prove nothing fell between. */
+export const PAGE_OVERLAP = 5;
+
+/** Times a walk begins again from offset 0 in one read before the read counts as not proven. */
+const WALK_PASSES = 3;
+
+/** Why a read that got its pages is not proven. */
+export const NOT_WHOLE = new Error(
+	'its responses could not be read whole: they kept changing between pages, or the service did not list them in order',
+);
+
+/** One response in the version read, with its time (an undated one: the read's clock). */
+export interface Version {
+	id: string;
+	atMs: number;
+	response: FormResponse;
+}
+
+/**
+ * What one poll may still read: always two pages (a read and the page that proves it); then pages
+ * while the budget, pages and items last.
+ */
+export class PollBudget {
+	pages = 0;
+	items = 0;
+	/** A wait the poll had no time for (a long Retry-After): no form is read any more this poll. */
+	stoppedBy?: unknown;
+
+	constructor(
+		readonly client: FormsWtfClient,
+		readonly deadline: number,
+	) {}
+
+	mayRead(): boolean {
+		if (this.pages < 2 && this.stoppedBy === undefined) return true;
+		return (
+			this.stoppedBy === undefined &&
+			this.pages < MAX_PAGES_PER_POLL &&
+			this.items < MAX_ITEMS_PER_POLL &&
+			Date.now() <= this.deadline
+		);
+	}
+
+	async page(formId: string, offset: number, since?: string, limit = MAX_PAGE_SIZE) {
+		this.pages++;
+		const request = { formId, offset, since, limit, deadlineMs: this.deadline };
+		return await getResponsesPage(this.client, request).catch((error: unknown) => {
+			if (isDeadlineError(error)) this.stoppedBy = error;
+			throw error;
+		});
+	}
+}
+
+/** Pages of one form's list, from one `since`, with the proofs each answer carries. */
+export class FormPages {
+	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
+	startedAtMs?: number;
+
+	constructor(
+		readonly budget: PollBudget,
+		readonly formId: string,
+		readonly since?: string,
+	) {}
+
+	async at(offset: number, limit?: number): Promise<FetchedPage> {
+		const askedAtMs = Date.now();
+		const page = await this.budget.page(this.formId, offset, this.since, limit);
+		this.startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
+		return page;
+	}
+
+	/**
+	 * The page that holds the oldest responses of the list, proven by the answer itself; undefined
+	 * when the first page shows no order, or the last page kept moving.
+	 */
+	async oldestEnd(first: FetchedPage): Promise<FetchedPage | undefined> {
+		const order = orderOf(first.responses);
+		if (order === 1) return first;
+		if (order !== -1 || first.total === undefined) return undefined;
+		const size = first.responses.length;
+		let total = first.total;
+		// Arrivals push the end on: a little slack, and once more with the count the answer gives.
+		for (let tries = 0; tries < 2 && this.budget.mayRead(); tries++) {
+			const last = await this.at(Math.max(1, total - size + Math.floor(size / 10)));
+			if (!last.hasMore && last.responses.length > 0 && inOrder(last.responses, -1)) return last;
+			if (last.total === undefined) return undefined;
+			total = last.total;
+		}
+		return undefined;
+	}
+
+	/**
+	 * Walks the list from `first` (the page at `offset`) to its end, or until `enough` says so,
+	 * handing each page to `take`. Each next page starts PAGE_OVERLAP responses before the end of
+	 * the last and must hold one of them, in the same version and in the list's order; if not,
+	 * responses moved under the walk and it begins again at `offset`.
+	 */
+	async walk(
+		first: FetchedPage,
+		offset: number,
+		take: (responses: FormResponse[]) => void,
+		enough = () => false,
+	): Promise<'whole' | 'cut' | 'notWhole'> {
+		let page = first;
+		let at = offset;
+		let passes = 1;
+		take(page.responses);
+		for (;;) {
+			if (!page.hasMore || enough()) return 'whole';
+			if (!this.budget.mayRead()) return 'cut';
+			const size = page.responses.length;
+			const step = size > 1 ? size - Math.min(PAGE_OVERLAP, size - 1) : 1;
+			const overlap = page.responses.slice(step);
+			const order = orderOf(page.responses);
+			const next = await this.at(at + step);
+			take(next.responses);
+			const met = next.responses.some((response) =>
+				overlap.some((seen) => sameVersion(seen, response)),
+			);
+			if (met && (order === 0 || inOrder(next.responses, order))) {
+				[page, at] = [next, at + step];
+				continue;
+			}
+			if (++passes > WALK_PASSES || !this.budget.mayRead()) return 'notWhole';
+			[page, at] = [await this.at(offset), offset];
+			take(page.responses);
+		}
+	}
+}
+
+export interface ReadOptions {
+	lookBackMs: number;
+	updatedResponses: 'emit' | 'ignore';
+	/** The first version to emit (a learning read raises it past the activation's second). */
+	floor?: Floor;
+}
+
+export interface FormRead {
+	/** The cursor after the read: `since`, `seen` and the floor moved; the rest as it was. */
+	cursor: FormCursor;
+	/** Versions to emit, one per response (the latest read). */
+	found: Version[];
+	/** Proven whole: every response since the cursor was read. */
+	whole: boolean;
+	/** Proven whole, or moved `since`, or found something new without failing: progress. */
+	moved: boolean;
+	failure?: unknown;
+}
+
+/** Reads the responses of a form since its cursor, as far as the poll's budget goes. */
+export async function readForm(
+	budget: PollBudget,
+	formId: string,
+	cursor: FormCursor,
+	options: ReadOptions,
+): Promise<FormRead> {
+	const window = new WindowRead(budget, formId, cursor, options);
+	let failure: unknown;
+	let whole = false;
+	try {
+		whole = await window.read();
+	} catch (error) {
+		failure = error ?? new Error('The read failed');
+	}
+	return window.result(whole, failure);
+}
+
+/** One read of a form's window since its cursor (see readForm). */
+class WindowRead {
+	private sinceMs: number;
+	private readonly seen: Record<string, number>;
+	private readonly found = new Map<string, Version>();
+	private startedAtMs?: number;
+
+	constructor(
+		private readonly budget: PollBudget,
+		private readonly formId: string,
+		private readonly cursor: FormCursor,
+		private readonly options: ReadOptions,
+	) {
+		this.sinceMs = Date.parse(cursor.since);
+		this.seen = { ...cursor.seen };
+	}
+
+	/** True when proven whole; 'notWhole' walks throw NOT_WHOLE. */
+	async read(): Promise<boolean> {
+		for (;;) {
+			if (!this.budget.mayRead()) return false;
+			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
+			const first = await pages.at(0);
+			this.startedAtMs ??= pages.startedAtMs;
+			const end = first.hasMore ? await pages.oldestEnd(first) : first;
+			if (end) this.take(end.responses);
+			if (!first.hasMore) return true;
+			// The end proves everything before its newest millisecond; the look-back window stays.
+			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
+			const bound = end ? Math.min(newestMs(end.responses) - 1, lookBackFromMs) : -Infinity;
+			if (bound > this.sinceMs) {
+				this.moveTo(bound);
+				continue;
+			}
+			const walked = await pages.walk(first, 0, (responses) => this.take(responses));
+			if (walked === 'notWhole') throw NOT_WHOLE;
+			return walked === 'whole';
+		}
+	}
+
+	private take(responses: FormResponse[]): void {
+		const floor = this.options.floor ?? this.cursor.floor;
+		for (const response of responses) {
+			const dated = submittedAtMs(response);
+			// A server that compares `since` coarsely returns responses the cursor has let go of.
+			if (dated !== undefined && dated < this.sinceMs) continue;
+			const atMs = dated ?? this.startedAtMs ?? Date.now();
+			const handled = this.seen[response.id];
+			const isNew =
+				(floor === undefined || compareVersions({ atMs, id: response.id }, floor) >= 0) &&
+				(handled === undefined ||
+					(this.options.updatedResponses === 'emit' && dated !== undefined && atMs > handled));
+			if (handled === undefined || (dated !== undefined && atMs > handled))
+				this.seen[response.id] = atMs;
+			if (!isNew) continue;
+			if (!this.found.has(response.id)) this.budget.items++;
+			this.found.set(response.id, { id: response.id, atMs, response });
+		}
+	}
+
+	private moveTo(sinceMs: number): void {
+		this.sinceMs = sinceMs;
+		// An undated response is kept by the read's clock: a whole second, as a coarse server returns it.
+		const keepFromMs = Math.floor(sinceMs / 1000) * 1000;
+		for (const [id, atMs] of Object.entries(this.seen)) if (atMs < keepFromMs) delete this.seen[id];
+	}
+
+	result(whole: boolean, failure: unknown): FormRead {
+		const movedSince = this.sinceMs > Date.parse(this.cursor.since);
+		if (whole) {
+			// Trails the newest response read, and the read's start, by the look-back window: a
+			// response that shows up a little after its timestamp is still found.
+			const newest = Object.values(this.seen).reduce((a, b) => Math.max(a, b), this.sinceMs);
+			const started = this.startedAtMs ?? newest;
+			const trailing = Math.min(newest, started) - this.options.lookBackMs - 1;
+			if (trailing > this.sinceMs) this.moveTo(trailing);
+		}
+		const cursor: FormCursor = {
+			...this.cursor,
+			since: new Date(this.sinceMs).toISOString(),
+			seen: this.seen,
+		};
+		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
+		const found = [...this.found.values()];
+		const moved = whole || movedSince || (found.length > 0 && failure === undefined);
+		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
+	}
+}
+
+/** The submission time of a response in epoch ms; undefined when it has none the trigger can use. */
+export function submittedAtMs(response: FormResponse): number | undefined {
+	const at: unknown = response.submittedAt;
+	const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+	return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Oldest first; ties in one millisecond in a fixed order, by id. */
+export function compareVersions(a: Floor, b: Floor): number {
+	return a.atMs - b.atMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function sameVersion(a: FormResponse, b: FormResponse): boolean {
+	return a.id === b.id && a.submittedAt === b.submittedAt;
+}
+
+function datedTimes(responses: FormResponse[]): number[] {
+	return responses.map(submittedAtMs).filter((ms): ms is number => ms !== undefined);
+}
+
+function newestMs(responses: FormResponse[]): number {
+	return Math.max(...datedTimes(responses), -Infinity);
+}
+
+/** 1: oldest first, -1: newest first, 0: the page does not show an order (or breaks it). */
+export function orderOf(responses: FormResponse[]): 1 | -1 | 0 {
+	const times = datedTimes(responses);
+	const first = times.find((ms) => ms !== times[0]);
+	if (first === undefined) return 0;
+	const order = first > times[0] ? 1 : -1;
+	return inOrder(responses, order) ? order : 0;
+}
+
+function inOrder(responses: FormResponse[], order: 1 | -1): boolean {
+	const times = datedTimes(responses);
+	return times.every((ms, i) => i === 0 || (ms - times[i - 1]) * order >= 0);
+}
