@@ -223,7 +223,7 @@ class WindowRead {
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = end ? Math.min(newestMs(end.responses) - 1, lookBackFromMs) : -Infinity;
 			if (bound > this.sinceMs) {
-				this.moveTo(bound);
+				this.sinceMs = bound;
 				continue;
 			}
 			const walked = await pages.walk(first, 0, (responses) => this.take(responses));
@@ -252,13 +252,6 @@ class WindowRead {
 		}
 	}
 
-	private moveTo(sinceMs: number): void {
-		this.sinceMs = sinceMs;
-		// An undated response is kept by the read's clock: a whole second, as a coarse server returns it.
-		const keepFromMs = Math.floor(sinceMs / 1000) * 1000;
-		for (const [id, atMs] of Object.entries(this.seen)) if (atMs < keepFromMs) delete this.seen[id];
-	}
-
 	result(whole: boolean, failure: unknown): FormRead {
 		const movedSince = this.sinceMs > Date.parse(this.cursor.since);
 		if (whole) {
@@ -267,8 +260,13 @@ class WindowRead {
 			const newest = Object.values(this.seen).reduce((a, b) => Math.max(a, b), this.sinceMs);
 			const started = this.startedAtMs ?? newest;
 			const trailing = Math.min(newest, started) - this.options.lookBackMs - 1;
-			if (trailing > this.sinceMs) this.moveTo(trailing);
+			this.sinceMs = Math.max(this.sinceMs, trailing);
 		}
+		// Forgotten only now: a version read later in this read must still find the one before.
+		// An undated response is kept by the read's clock, a whole second, as a coarse server
+		// returns it.
+		const keepFromMs = Math.floor(this.sinceMs / 1000) * 1000;
+		for (const [id, atMs] of Object.entries(this.seen)) if (atMs < keepFromMs) delete this.seen[id];
 		const cursor: FormCursor = {
 			...this.cursor,
 			since: new Date(this.sinceMs).toISOString(),
