@@ -18,7 +18,7 @@ import { compareVersions, NOT_WHOLE, PollBudget, readForm } from './read';
 import { errorForStuckForm, httpCodeOf, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
-import type { FormCursor, StoredState, TriggerState } from './state';
+import type { FormCursor, NewestChoice, StoredState, TriggerState } from './state';
 import { cursorFrom, readState, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
 import { sampleNewest } from './testEvent';
 
@@ -55,7 +55,17 @@ export async function pollResponses(
 		try {
 			listing = await listWatchedForms(settings, client, budget.deadline);
 		} catch (error) {
-			return failedListing(context, stored.state, error, commit);
+			// The list of forms fails the whole poll: counted, and an error on the 5th.
+			const { state } = stored;
+			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
+			const failures = (state.failures ?? 0) + 1;
+			if (!commit({ ...state, failures })) return null;
+			if (failures >= POLLS_BEFORE_ERROR) throw asNodeError(context.getNode(), error);
+			warn(
+				context,
+				`the list of forms could not be read (${failures} polls in a row): ${(error as Error).message}`,
+			);
+			return null;
 		}
 		const poll = new Poll(context, settings, budget, listing);
 		const next = await poll.run(stored);
@@ -66,26 +76,12 @@ export async function pollResponses(
 	return result ?? null;
 }
 
-/** A list of forms that cannot be read fails the whole poll: counted, and an error on the 5th. */
-function failedListing(
-	context: IPollFunctions,
-	state: TriggerState | undefined,
-	error: unknown,
-	commit: (next: TriggerState) => boolean,
-): null {
-	if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
-	const failures = (state.failures ?? 0) + 1;
-	if (!commit({ ...state, failures })) return null;
-	if (failures >= POLLS_BEFORE_ERROR) throw asNodeError(context.getNode(), error);
-	const text = error instanceof Error ? error.message : String(error);
-	warn(context, `the list of forms could not be read (${failures} polls in a row): ${text}`);
-	return null;
-}
-
 /** One poll over the listed forms. */
 class Poll {
 	private next!: TriggerState;
 	private activating = false;
+	/** Forms whose read this poll learns what exists, by the second they start at. */
+	private readonly learning = new Map<string, number>();
 	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
 	private readonly errors: Error[] = [];
 	private failedInARow = 0;
@@ -100,63 +96,58 @@ class Poll {
 	) {}
 
 	async run(stored: StoredState): Promise<TriggerState> {
-		/** Forms whose read this poll only learns what exists, by the second they start at. */
-		const learning = new Map<string, number>();
-		if (stored.state) {
-			this.next = { ...stored.state, rev: stored.state.rev + 1 };
-			delete this.next.failures;
-			await this.follow(stored.reset, learning);
-		} else await this.activate(learning);
-		await this.readForms(learning);
+		if (!stored.state) await this.activate();
+		else {
+			this.next = { ...stored.state, rev: stored.state.rev + 1, failures: undefined };
+			await this.follow(stored.reset);
+		}
+		await this.readForms();
 		const chosenFrom = this.next.choice?.done;
 		settleChoice(this.next, this.settings.lookBackMs);
 		// The choice is over: its forms are read from the floor now, chosen and new alike.
-		if (chosenFrom && !this.next.choice) await this.readForms(learning, new Set(chosenFrom));
+		if (chosenFrom && !this.next.choice) await this.readForms(new Set(chosenFrom));
 		return this.next;
 	}
 
 	/** The first poll: the service's clock is the moment of activation, and each form starts there. */
-	private async activate(learning: Map<string, number>): Promise<void> {
+	private async activate(): Promise<void> {
 		this.activating = true;
 		const atMs = await this.clock();
 		const { onActivation } = this.settings;
 		const scope = scopeOf(this.settings);
 		this.next = { version: STATE_VERSION, scope, rev: 0, activatedAtMs: atMs, forms: {} };
 		if (onActivation.emit === 'since') this.next.emitSinceMs = onActivation.sinceMs;
-		const choosing = onActivation.emit === 'newest';
-		for (const form of this.listing.forms) this.start(form, atMs, choosing ? undefined : learning);
-		if (choosing) {
-			const pending = this.listing.forms.filter((form) => form.responseCount !== 0);
-			const ids = pending.map((form) => form.id);
-			this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
-		}
+		for (const form of this.listing.forms) this.start(form, atMs, onActivation.emit === 'newOnly');
+		if (onActivation.emit !== 'newest') return;
+		const pending = this.listing.forms.filter((form) => form.responseCount !== 0);
+		const ids = pending.map((form) => form.id);
+		this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
 	}
 
-	/**
-	 * A form's cursor from `atMs` on. With `learning`, its first read learns what exists: what it
-	 * sees of that second is existing too.
-	 */
-	private start(form: WatchedForm, atMs: number, learning?: Map<string, number>): void {
-		const since = this.next.emitSinceMs;
-		const cursor = cursorFrom(since ?? atMs, atMs, this.settings.lookBackMs);
+	/** A form's cursor from `atMs` on; a learning one counts what its first read sees of that second as existing. */
+	private start(form: WatchedForm, atMs: number, learns: boolean): void {
+		const cursor = cursorFrom(this.next.emitSinceMs ?? atMs, atMs, this.settings.lookBackMs);
 		this.next.forms[form.id] = cursor;
-		if (since !== undefined || !learning) return;
+		if (!learns) return;
 		// Nothing to read: the next list of forms shows any response added.
 		if (form.responseCount === 0 && this.settings.watch !== 'form') {
 			cursor.listed = listedAs(form);
 			cursor.readAtRev = this.next.rev;
-		} else learning.set(form.id, atMs);
+		} else this.learning.set(form.id, atMs);
 	}
 
 	/** Later polls: forms that left the list or the selection let go, forms added or reset start now. */
-	private async follow(reset: string[], learning: Map<string, number>): Promise<void> {
+	private async follow(reset: string[]): Promise<void> {
 		const { choice, forms } = this.next;
 		const listed = new Set(this.listing.forms.map((form) => form.id));
 		this.next.forms = { ...forms };
-		if (this.settings.watch === 'allForms') {
-			const nowMs = this.listing.serviceNowMs ?? this.listing.askedAtMs;
-			keepUnlistedForms(this.next, this.listing, nowMs);
-		} else
+		if (this.settings.watch === 'allForms')
+			keepUnlistedForms(
+				this.next,
+				this.listing,
+				this.listing.serviceNowMs ?? this.listing.askedAtMs,
+			);
+		else
 			for (const formId of Object.keys(forms))
 				if (!listed.has(formId)) delete this.next.forms[formId];
 		if (choice) {
@@ -166,18 +157,19 @@ class Poll {
 		}
 		for (const form of this.listing.forms) {
 			const added = this.settings.watch === 'selectedForms' && !this.next.forms[form.id];
-			if (added || reset.includes(form.id)) this.start(form, await this.clock(), learning);
+			const learns = this.next.emitSinceMs === undefined;
+			if (added || reset.includes(form.id)) this.start(form, await this.clock(), learns);
 		}
 	}
 
-	private async readForms(learning: Map<string, number>, only?: Set<string>): Promise<void> {
+	private async readForms(only?: Set<string>): Promise<void> {
 		const notReached: WatchedForm[] = [];
 		for (const form of formsToRead(this.next, this.listing, this.settings)) {
 			if (only && !only.has(form.id)) continue;
 			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
 				notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
-			else await this.read(form, learning.get(form.id));
+			else await this.read(form);
 		}
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
 		// (a rate limit, failing reads), or it is in a run of polls without progress already.
@@ -191,37 +183,36 @@ class Poll {
 		}
 	}
 
-	private async read(form: WatchedForm, learnFromMs?: number): Promise<void> {
+	private async read(form: WatchedForm): Promise<void> {
+		const learnFromMs = this.learning.get(form.id);
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
-		const { lookBackMs, updatedResponses } = this.settings;
-		const cursor = this.cursorOf(form.id);
-		const read = await readForm(this.budget, form.id, cursor, {
+		const { lookBackMs, updatedResponses, watch } = this.settings;
+		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), {
 			lookBackMs,
 			updatedResponses,
 			floor,
 		});
-		if (this.settings.watch === 'form' && read.failure !== undefined && !read.moved)
+		this.countFailure(read.failure);
+		if (watch === 'form' && read.failure !== undefined && !read.moved)
 			if (this.activating || !isTransientError(read.failure))
 				throw asNodeError(this.context.getNode(), read.failure);
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
-		const updated: FormCursor = read.cursor;
+		const cursor = read.cursor;
 		// Read whole, what existed is known one by one: a response that shows up later with an
 		// earlier timestamp (visible late) was not there to count as existing.
-		if (learnFromMs !== undefined && read.whole) delete updated.floor;
-		if (this.settings.watch !== 'form') {
-			updated.readAtRev = this.next.rev;
-			updated.listed = read.whole ? listedAs(form) : undefined;
+		if (learnFromMs !== undefined && read.whole) delete cursor.floor;
+		if (watch !== 'form') {
+			cursor.readAtRev = this.next.rev;
+			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		this.next.forms[form.id] = read.moved
-			? progressed(updated)
-			: this.noProgress(form, updated, read.failure ?? this.budget.stoppedBy ?? NOT_WHOLE);
-		this.countFailure(read.failure);
+			? progressed(cursor)
+			: this.noProgress(form, cursor, read.failure ?? this.budget.stoppedBy ?? NOT_WHOLE);
 	}
 
 	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */
 	private async choose(form: WatchedForm): Promise<void> {
-		const choice = this.next.choice;
-		if (!choice) return;
+		const choice = this.next.choice as NewestChoice;
 		const cursor = this.cursorOf(form.id);
 		// Existing: submitted before the activation's second, or in it and seen by the activation poll.
 		const beforeMs = this.next.activatedAtMs + (this.activating ? 1000 : 0);
@@ -247,11 +238,11 @@ class Poll {
 	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown): FormCursor {
 		const polls = (cursor.failedPolls ?? 0) + 1;
 		const error = errorForStuckForm(this.context, this.settings, form, cause, polls);
-		const hint =
-			this.settings.watch === 'form'
-				? 'It is read again on the next poll.'
-				: 'The other forms go on; this one is read again on the next poll.';
-		warn(this.context, `${error.message} (${polls} polls in a row). ${hint}`);
+		const others = this.settings.watch === 'form' ? '' : 'The other forms go on; ';
+		warn(
+			this.context,
+			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
+		);
 		if (isErrorDue(polls, form, cause)) this.errors.push(error);
 		return { ...cursor, failedPolls: polls };
 	}
@@ -266,43 +257,42 @@ class Poll {
 
 	/** A form's cursor; a form listed after activation has no existing responses. */
 	private cursorOf(formId: string): FormCursor {
-		const { activatedAtMs, emitSinceMs } = this.next;
-		const firstMs = emitSinceMs ?? activatedAtMs;
-		return this.next.forms[formId] ?? cursorFrom(firstMs, activatedAtMs, this.settings.lookBackMs);
+		const { activatedAtMs, emitSinceMs, forms } = this.next;
+		return (
+			forms[formId] ??
+			cursorFrom(emitSinceMs ?? activatedAtMs, activatedAtMs, this.settings.lookBackMs)
+		);
 	}
 
 	/** The service's clock, a whole second (its Date header; the n8n host's when it sends none). */
 	private async clock(): Promise<number> {
 		this.nowMs ??= this.listing.serviceNowMs;
-		if (this.nowMs === undefined && this.settings.watch === 'form') {
-			// One Form has no list of forms to date the moment: one small read of its form does.
-			const probe = await this.budget.page(this.listing.forms[0].id, 0, undefined, 1);
-			this.nowMs = probe.serviceTimeMs;
-		}
+		// One Form has no list of forms to date the moment: one small read of its form does.
+		if (this.nowMs === undefined && this.settings.watch === 'form')
+			this.nowMs = (
+				await this.budget.page(this.listing.forms[0].id, 0, undefined, 1)
+			).serviceTimeMs;
 		this.nowMs ??= this.listing.askedAtMs;
 		return Math.floor(this.nowMs / 1000) * 1000;
 	}
 
 	/**
-	 * Several forms: a form that keeps failing is reported as an error of the workflow through
-	 * n8n's __emitError (see docs/design.md), so that the poll still emits the other forms'
-	 * responses. One Form: the poll's error.
+	 * Several forms: a form that keeps failing is reported through n8n's __emitError (see
+	 * docs/design.md), so that the poll still emits the other forms' responses. One Form: the
+	 * poll's error.
 	 */
 	report(): void {
-		if (this.settings.watch === 'form') {
-			if (this.errors.length) throw this.errors[0];
-			return;
-		}
-		for (const error of this.errors) {
+		if (this.settings.watch === 'form' && this.errors.length) throw this.errors[0];
+		for (const error of this.errors)
 			if (typeof this.context.__emitError === 'function') this.context.__emitError(error);
 			else warn(this.context, error.message);
-		}
 	}
 
 	items(): INodeExecutionData[][] | null {
 		const found = [...this.found.values()].sort((a, b) => compareVersions(a.version, b.version));
-		if (!found.length) return null;
-		return [found.map(({ version, form }) => toItem(version, form, this.settings))];
+		return found.length
+			? [found.map(({ version, form }) => toItem(version, form, this.settings))]
+			: null;
 	}
 }
 

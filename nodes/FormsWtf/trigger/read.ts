@@ -148,7 +148,8 @@ export class FormPages {
 				[page, at] = [next, at + step];
 				continue;
 			}
-			if (++passes > WALK_PASSES || !this.budget.mayRead()) return 'notWhole';
+			if (!this.budget.mayRead()) return 'cut';
+			if (++passes > WALK_PASSES) return 'notWhole';
 			[page, at] = [await this.at(offset), offset];
 			take(page.responses);
 		}
