@@ -1,7 +1,8 @@
 import http from 'http';
 import type { AddressInfo } from 'net';
 
-import { Continuity, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/shared/transport/paging';
+import { FormPages, orderOf, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/shared/transport/paging';
+import type { FormResponse } from '../../nodes/FormsWtf/shared/transport/types';
 import { testRetryPolicy } from '../support/retryPolicy';
 import { formById, runFormsWtf } from '../support/formsWtf';
 import { API_KEY, response, useFastRetries } from './fixtures';
@@ -208,136 +209,133 @@ describe('paging: reading ahead', () => {
 	});
 });
 
-describe('paging: the continuity proof of a walk by offset', () => {
-	const at = (id: string, submittedAt = '2026-01-01T00:00:00.000Z') => ({
-		...response(id),
-		submittedAt,
-	});
-
-	it('a boundary is proven when the next page holds one of the last responses read, in the same version', () => {
-		const continuity = new Continuity(2);
-		continuity.observe([at('a'), at('b'), at('c'), at('d')]);
-		continuity.crossBoundary();
-		expect(continuity.proven).toBe(false);
-		// The next page starts 2 early: c, d, then new ones.
-		continuity.observe([at('c'), at('d'), at('e')]);
-		expect(continuity.proven).toBe(true);
-		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['c', 'd', 'e']);
-	});
-
-	it('an anchor that came back updated proves nothing; the oldest unproven boundary stays the one to find', () => {
-		const continuity = new Continuity(1);
-		continuity.observe([at('a'), at('b')]);
-		continuity.crossBoundary();
-		// b was updated and moved: the page no longer proves the boundary after b.
-		continuity.observe([at('c'), at('b', '2026-02-01T00:00:00.000Z')]);
-		expect(continuity.proven).toBe(false);
-		continuity.crossBoundary();
-		continuity.observe([at('x'), at('a')]);
-		expect(continuity.proven).toBe(true);
-		// A read cut now would hand on the last responses read.
-		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['x', 'a']);
-	});
-
-	it('a response served again by a page that starts early is one anchor, not two', () => {
-		const continuity = new Continuity(3);
-		continuity.observe([at('a'), at('b')]);
-		continuity.crossBoundary();
-		continuity.observe([at('b'), at('c')]);
-		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['a', 'b', 'c']);
-	});
-
-	it('a resumed walk must find the anchors it was handed', () => {
-		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
-		expect(continuity.proven).toBe(false);
-		continuity.observe([at('i'), at('j')]);
-		expect(continuity.proven).toBe(false);
-		expect(continuity.anchors.map((anchor) => anchor.id)).toEqual(['k']);
-		expect(continuity.resumed).toBe(false);
-		continuity.observe([at('k'), at('l')]);
-		expect(continuity.proven).toBe(true);
-		expect(continuity.resumed).toBe(true);
-	});
-
-	describe('a boundary not found yet: pushed on (nothing skipped) or pulled back (not proven)', () => {
-		const minute = (m: number) => `2026-01-01T00:${String(m).padStart(2, '0')}:00.000Z`;
-		// Newest first: e (minute 5) down to a (minute 1); the walk read e, d, c.
-		const firstPage = () => {
-			const continuity = new Continuity(1);
-			continuity.observe([at('e', minute(5)), at('d', minute(4)), at('c', minute(3))]);
-			continuity.crossBoundary();
-			return continuity;
+describe('paging: reads that prove themselves', () => {
+	/** A form's list as a server serves it: `list` (in the server's order) is read at each request. */
+	function source(list: () => FormResponse[], pageCap = 1000, pages = 40) {
+		const asked: number[] = [];
+		const pageSource = {
+			asked,
+			mayRead: () => asked.length < pages,
+			page: async (_formId: string, offset: number, _since?: string, limit = 1000) => {
+				asked.push(offset);
+				const all = list();
+				const responses = all.slice(offset, offset + Math.min(limit, pageCap));
+				return { responses, total: all.length, hasMore: offset + responses.length < all.length };
+			},
 		};
+		return pageSource;
+	}
+	const minutes = (n: number, order: 1 | -1) =>
+		Array.from({ length: n }, (_, i) =>
+			at(`r${i}`, new Date(Date.UTC(2026, 0, 1, 0, order === 1 ? i : n - i)).toISOString()),
+		);
+	const at = (id: string, submittedAt: string): FormResponse =>
+		({ id, submittedAt }) as FormResponse;
 
-		it('a page of arrivals newer than the boundary and of responses read before: pushed on', () => {
-			const continuity = firstPage();
-			continuity.observe([at('f', minute(6)), at('e', minute(5))]);
-			expect(continuity.proven).toBe(false);
-			expect(continuity.pushedOn).toBe(true);
-		});
-
-		it('a response beyond the boundary not read before: pulled back, not pushed on', () => {
-			const continuity = firstPage();
-			continuity.observe([at('e', minute(5)), at('b', minute(2))]);
-			expect(continuity.pushedOn).toBe(false);
-			// Once false, it stays so for that boundary, whatever the next page holds.
-			continuity.observe([at('f', minute(6))]);
-			expect(continuity.pushedOn).toBe(false);
-		});
-
-		it('the anchors a walk resumed from, pushed on by arrivals, or pulled back', () => {
-			const resumedFrom = [at('d', minute(4)), at('c', minute(3))];
-			const pushed = new Continuity(1, resumedFrom);
-			pushed.observe([at('f', minute(6)), at('e', minute(5))]);
-			expect(pushed.resumed).toBe(false);
-			expect(pushed.pushedOn).toBe(true);
-			// Found further on: resumed and proven.
-			pushed.observe([at('d', minute(4)), at('c', minute(3))]);
-			expect(pushed.proven).toBe(true);
-			expect(pushed.pushedOn).toBe(false);
-
-			const pulled = new Continuity(1, resumedFrom);
-			pulled.observe([at('b', minute(2)), at('a', minute(1))]);
-			expect(pulled.pushedOn).toBe(false);
-		});
-
-		it('an empty page, or an undated response not read before, is no proof of a push', () => {
-			const empty = firstPage();
-			empty.observe([]);
-			expect(empty.pushedOn).toBe(false);
-			const undated = firstPage();
-			undated.observe([at('f', 'not a date')]);
-			expect(undated.pushedOn).toBe(false);
-		});
+	it('an oldest-first list proves its oldest end with its first page', async () => {
+		const server = source(() => minutes(300, 1), 100);
+		const pages = new FormPages(server, 'f');
+		const first = await pages.at(0);
+		expect(await pages.oldestEnd(first)).toBe(first);
+		expect(server.asked).toEqual([0]);
 	});
 
-	it('a boundary whose page never came is taken back; one a page came after, or the one a walk resumed from, stays', () => {
-		const failed = new Continuity(1);
-		failed.observe([at('a'), at('b')]);
-		failed.crossBoundary();
-		failed.abandonBoundary();
-		expect(failed.proven).toBe(true);
-		expect(failed.anchors.map((anchor) => anchor.id)).toEqual(['a', 'b']);
-
-		const answered = new Continuity(1);
-		answered.observe([at('a'), at('b')]);
-		answered.crossBoundary();
-		answered.observe([at('x'), at('y')]);
-		answered.abandonBoundary();
-		expect(answered.proven).toBe(false);
-
-		const resumed = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
-		resumed.abandonBoundary();
-		expect(resumed.proven).toBe(false);
-		expect(resumed.resumed).toBe(false);
+	it('a newest-first list proves its oldest end with the last page, asked a tenth of a page early', async () => {
+		const server = source(() => minutes(300, -1), 100);
+		const pages = new FormPages(server, 'f');
+		const end = await pages.oldestEnd(await pages.at(0));
+		expect(server.asked).toEqual([0, 210]);
+		expect(end?.responses.map((r) => r.id)).toEqual(
+			minutes(300, -1)
+				.slice(210)
+				.map((r) => r.id),
+		);
 	});
 
-	it('a resumed walk that found its anchors but misses a later boundary is resumed all the same', () => {
-		const continuity = new Continuity(1, [{ id: 'k', submittedAt: '2026-01-01T00:00:00.000Z' }]);
-		continuity.observe([at('k'), at('l')]);
-		continuity.crossBoundary();
-		continuity.observe([at('n'), at('o')]);
-		expect(continuity.proven).toBe(false);
-		expect(continuity.resumed).toBe(true);
+	it('arrivals past the slack: the last page is asked again at the count the answer gives', async () => {
+		let list = minutes(300, -1);
+		const server = source(() => {
+			if (server.asked.length === 2)
+				list = [
+					...minutes(20, -1).map((r) => at(`new${r.id}`, '2026-02-01T00:00:00.000Z')),
+					...list,
+				];
+			return list;
+		}, 100);
+		const pages = new FormPages(server, 'f');
+		const end = await pages.oldestEnd(await pages.at(0));
+		expect(server.asked).toEqual([0, 210, 230]);
+		expect(end?.hasMore).toBe(false);
+	});
+
+	it('a page that shows no order proves nothing', async () => {
+		const shuffled = minutes(300, 1).sort(
+			(a, b) => (a.id.length % 2) - (b.id.length % 2) || (a.id < b.id ? 1 : -1),
+		);
+		const server = source(() => shuffled, 100);
+		const pages = new FormPages(server, 'f');
+		expect(await pages.oldestEnd(await pages.at(0))).toBeUndefined();
+	});
+
+	it('a walk whose pages meet their overlap reads the whole list once', async () => {
+		const server = source(() => minutes(250, -1), 100);
+		const pages = new FormPages(server, 'f');
+		const read = new Set<string>();
+		const walked = await pages.walk(await pages.at(0), 0, (rs) =>
+			rs.forEach((r) => read.add(r.id)),
+		);
+		expect(walked).toBe('whole');
+		expect(read.size).toBe(250);
+		expect(server.asked).toEqual([0, 95, 190]);
+	});
+
+	it('a walk begins again when deletions pull its overlap out of the next page', async () => {
+		let list = minutes(250, 1);
+		const server = source(() => {
+			// Before the second page, six responses of the first are deleted.
+			if (server.asked.length === 2) list = list.filter((_, i) => i < 10 || i >= 16);
+			return list;
+		}, 100);
+		const pages = new FormPages(server, 'f');
+		const read = new Set<string>();
+		const walked = await pages.walk(await pages.at(0), 0, (rs) =>
+			rs.forEach((r) => read.add(r.id)),
+		);
+		expect(walked).toBe('whole');
+		expect(server.asked).toEqual([0, 95, 0, 95, 190]);
+		expect([...list].every((r) => read.has(r.id))).toBe(true);
+	});
+
+	it('a walk of pages of one response cannot prove its boundaries', async () => {
+		const server = source(() => minutes(10, 1), 1);
+		const pages = new FormPages(server, 'f');
+		expect(await pages.walk(await pages.at(0), 0, () => undefined)).toBe('notWhole');
+	});
+
+	it('a walk stops when the poll may read no more, and when the reader has enough', async () => {
+		const server = source(() => minutes(500, -1), 100, 2);
+		const cut = new FormPages(server, 'f');
+		expect(await cut.walk(await cut.at(0), 0, () => undefined)).toBe('cut');
+		const all = source(() => minutes(500, -1), 100);
+		const enough = new FormPages(all, 'f');
+		let count = 0;
+		const walked = await enough.walk(
+			await enough.at(0),
+			0,
+			(rs) => (count += rs.length),
+			() => count >= 150,
+		);
+		expect(walked).toBe('whole');
+		expect(all.asked).toEqual([0, 95]);
+	});
+
+	it('tells the order a page shows, and none when it breaks it', () => {
+		expect(orderOf(minutes(3, 1))).toBe(1);
+		expect(orderOf(minutes(3, -1))).toBe(-1);
+		expect(
+			orderOf([at('a', '2026-01-01T00:00:00.000Z'), at('b', '2026-01-01T00:00:00.000Z')]),
+		).toBe(0);
+		const [a, b, c] = minutes(3, 1);
+		expect(orderOf([a, c, b])).toBe(0);
 	});
 });

@@ -1,34 +1,65 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { compareVersions } from '../../nodes/FormsWtf/trigger/read';
 import {
+	cursorFrom,
 	readState,
 	STATE_VERSION,
 	unlessAlreadyPolling,
 	writeState,
-	LAST_ID,
 } from '../../nodes/FormsWtf/trigger/state';
-import type { TriggerState } from '../../nodes/FormsWtf/trigger/state';
+import type { FormCursor, TriggerState } from '../../nodes/FormsWtf/trigger/state';
 
-const LOOK_BACK_MS = 600_000;
+const ACTIVATED_MS = Date.parse('2026-11-20T10:00:00.000Z');
+const HOUR_MS = 3_600_000;
+const at = (ms: number) => new Date(ms).toISOString();
+
+/** A state of the current version with every part filled in. */
 const state: TriggerState = {
 	version: STATE_VERSION,
 	scope: 'all',
 	rev: 4,
-	activatedAtMs: 1_000,
-	forms: { f1: { since: '2026-01-01T00:00:00.000Z', seen: { r1: 5 } } },
+	activatedAtMs: ACTIVATED_MS,
+	failures: 1,
+	emitSinceMs: ACTIVATED_MS - 24 * HOUR_MS,
+	forms: {
+		f1: {
+			since: at(ACTIVATED_MS - 60_001),
+			seen: { r1: ACTIVATED_MS - 5_000, r2: ACTIVATED_MS },
+			floor: { atMs: ACTIVATED_MS, id: '' },
+			failedPolls: 2,
+			listed: '7/2026-11-01T00:00:00.000Z',
+			readAtRev: 3,
+			unlistedSinceMs: ACTIVATED_MS + HOUR_MS,
+		},
+		f2: { since: at(ACTIVATED_MS + HOUR_MS), seen: {} },
+	},
+	choice: {
+		count: 3,
+		pending: ['f2'],
+		done: ['f1'],
+		chosen: [['f1', 'r1', ACTIVATED_MS - 5_000]],
+	},
 };
-const read = (staticData: IDataObject, scope = 'all') => readState(staticData, scope, LOOK_BACK_MS);
+const read = (staticData: IDataObject, scope = 'all') => readState(staticData, scope);
+const stored = (value: TriggerState): IDataObject => {
+	const staticData: IDataObject = {};
+	writeState(staticData, value);
+	return staticData;
+};
+/** What n8n would hold had `patch` been stored over the state (a part of an unexpected shape). */
+const storedWith = (patch: IDataObject): IDataObject => ({ ...stored(state), ...patch });
 
 /**
  * What the first release stored (state version 1), as n8n keeps it in the workflow's static
  * data: a cut read of form f2 with `resumeOffset`, an All Forms form with its listing, a
- * form missing from the listing, a backfill still running on f4.
+ * form missing from the listing.
  */
 const STORED_BY_VERSION_1: IDataObject = {
 	version: 1,
 	scope: 'all',
 	rev: 12,
-	activatedAtMs: Date.parse('2026-11-20T10:00:00.000Z'),
+	activatedAtMs: ACTIVATED_MS,
 	failures: 2,
 	forms: {
 		f1: {
@@ -52,347 +83,480 @@ const STORED_BY_VERSION_1: IDataObject = {
 	},
 };
 
+/**
+ * Version 2, stored in the middle of choosing the newest existing responses: f1 still reading
+ * the day before activation from a bare offset, f2 done with it, f3 left out (its floor, the
+ * last version kept out, at activation), two candidates kept.
+ */
+const DAY_BEFORE_SINCE = at(ACTIVATED_MS - 24 * HOUR_MS - 1);
+const STORED_BY_VERSION_2: IDataObject = {
+	version: 2,
+	scope: 'selected',
+	rev: 3,
+	activatedAtMs: ACTIVATED_MS,
+	forms: {
+		f1: { since: DAY_BEFORE_SINCE, seen: {}, backfillOffset: 19 },
+		f2: { since: DAY_BEFORE_SINCE, seen: {} },
+		f3: { since: DAY_BEFORE_SINCE, seen: {}, floor: { atMs: ACTIVATED_MS, id: '\uffff' } },
+	},
+	backfill: {
+		limit: 5,
+		forms: ['f1', 'f2'],
+		window: 1,
+		newest: [
+			['f1', 'a', ACTIVATED_MS - 5_000],
+			['f2', 'b', ACTIVATED_MS - 9_000],
+		],
+	},
+};
+
+/**
+ * Version 3, the release before: a read cut short with its resume point, responses without a
+ * date, floors (the last version kept out: the activation, the oldest chosen), a form in a run
+ * of failed polls already reported.
+ */
+const NEWEST_READ_MS = Date.parse('2026-11-23T10:00:00.000Z');
+const STORED_BY_VERSION_3: IDataObject = {
+	version: 3,
+	scope: 'all',
+	rev: 30,
+	activatedAtMs: ACTIVATED_MS,
+	failures: 1,
+	forms: {
+		cut: {
+			since: '2026-11-23T09:50:00.000Z',
+			seen: { a: NEWEST_READ_MS - 60_000 },
+			newestMs: NEWEST_READ_MS,
+			resume: {
+				offset: 40,
+				anchors: [{ id: 'a', submittedAt: at(NEWEST_READ_MS - 60_000) }],
+				startedAtMs: NEWEST_READ_MS,
+				pageSize: 20,
+				drift: 2,
+				restarts: 1,
+				searching: true,
+				earlier: [{ id: 'e', submittedAt: at(NEWEST_READ_MS - 90_000), offset: 20 }],
+				reached: 60,
+			},
+			listedCount: 7,
+			listedUpdatedAt: '2026-11-01T00:00:00.000Z',
+			readAtRev: 29,
+		},
+		undated: {
+			since: '2026-11-23T09:50:00.000Z',
+			seen: { b: NEWEST_READ_MS - 30_000 },
+			newestMs: NEWEST_READ_MS,
+			// `b` got a date later: what seen says of it stands.
+			undated: ['u1', 'u2', 'b'],
+		},
+		undatedOnly: { since: '2026-11-23T09:50:00.000Z', seen: {}, undated: ['u3'] },
+		activated: {
+			since: at(ACTIVATED_MS - 600_001),
+			seen: {},
+			floor: { atMs: ACTIVATED_MS, id: '\uffff' },
+		},
+		chosenFrom: {
+			since: at(ACTIVATED_MS - 24 * HOUR_MS - 1),
+			seen: {},
+			floor: { atMs: ACTIVATED_MS - 7_000, id: 'r7' },
+		},
+		stuck: {
+			since: '2026-11-23T09:00:00.000Z',
+			seen: {},
+			failedPolls: 5,
+			failureReportedAt: 5,
+			failedFor: 'keptMoving',
+		},
+	},
+};
+
+/**
+ * Version 3 in the middle of choosing the newest existing responses: `reading` reads the window
+ * before activation, `read` has read it, `emptyForm` (no responses) was left out of the choice.
+ */
+const CHOOSING_BY_VERSION_3: IDataObject = {
+	version: 3,
+	scope: 'selected',
+	rev: 2,
+	activatedAtMs: ACTIVATED_MS,
+	forms: {
+		reading: {
+			since: DAY_BEFORE_SINCE,
+			seen: { c: ACTIVATED_MS - 2 * HOUR_MS },
+			resume: { offset: 20, anchors: [{ id: 'c', submittedAt: at(ACTIVATED_MS - 2 * HOUR_MS) }] },
+			choice: 'reading',
+			choiceStalls: 2,
+		},
+		read: { since: DAY_BEFORE_SINCE, seen: {}, choice: 'read' },
+		emptyForm: {
+			since: at(ACTIVATED_MS - 600_001),
+			seen: {},
+			floor: { atMs: ACTIVATED_MS, id: '\uffff' },
+		},
+	},
+	choice: {
+		limit: 5,
+		forms: ['reading', 'read'],
+		window: 1,
+		chosen: [
+			['read', 'x', ACTIVATED_MS - HOUR_MS],
+			['reading', 'c', ACTIVATED_MS - 2 * HOUR_MS],
+		],
+	},
+};
+
+/**
+ * Whether reading from this cursor can emit a response submitted before the activation: a form
+ * without a cursor starts at the activation (the poll's cursorFrom).
+ */
+const emitsExisting = (cursor: FormCursor | undefined) =>
+	cursor !== undefined &&
+	Date.parse(cursor.since) < ACTIVATED_MS &&
+	(cursor.floor === undefined || cursor.floor.atMs < ACTIVATED_MS);
+
 describe('trigger state in static data', () => {
-	it('reads a copy: changing it does not change what n8n stored until it is written', () => {
-		const staticData: IDataObject = {};
-		writeState(staticData, state);
-		const copy = read(staticData).state as TriggerState;
-		copy.forms.f1.seen.r2 = 9;
-		copy.rev = 99;
-		expect(read(staticData)).toEqual({ state, restartAtNow: [], repairs: [] });
+	it('reads the state as it was written, every part kept', () => {
+		expect(read(stored(state))).toEqual({ state, reset: [], warnings: [] });
 	});
 
-	it('reads nothing for another scope, and writes only its own keys', () => {
-		const staticData: IDataObject = { stale: true };
-		writeState(staticData, { ...state, failures: 2 });
-		expect(read(staticData, 'form:x').state).toBeUndefined();
+	it('reads a copy: changing it changes nothing stored until it is written', () => {
+		const staticData = stored(state);
+		const copy = read(staticData).state as TriggerState;
+		copy.forms.f1.seen.r3 = 9;
+		copy.forms.f1.floor = { atMs: 0, id: '' };
+		copy.choice?.pending.push('f3');
+		copy.rev = 99;
+		expect(read(staticData).state).toEqual(state);
+		writeState(staticData, copy);
+		expect(read(staticData).state).toEqual(copy);
+	});
+
+	it("writes into n8n's object in place, a copy of the state, and removes keys the state lacks", () => {
+		const staticData: IDataObject = { stale: true, backfill: { limit: 5 }, choice: 'old' };
+		const n8nHolds = staticData;
+		const written = structuredClone(state);
+		delete written.choice;
+		written.failures = undefined;
+		writeState(staticData, written);
+		expect(staticData).toBe(n8nHolds);
 		expect(Object.keys(staticData).sort()).toEqual([
 			'activatedAtMs',
-			'failures',
+			'emitSinceMs',
 			'forms',
 			'rev',
 			'scope',
 			'version',
 		]);
-		writeState(staticData, state);
-		expect(staticData.failures).toBeUndefined();
+		// Changing the state after it was written does not reach what n8n saves.
+		written.forms.f1.seen.late = 1;
+		expect(read(staticData).state?.forms.f1.seen).not.toHaveProperty('late');
 	});
 
-	it('keeps the date to emit from, and reads a state stored before it existed as it was', () => {
-		const staticData: IDataObject = {};
-		writeState(staticData, { ...state, emitSinceMs: 500 });
-		expect(read(staticData).state?.emitSinceMs).toBe(500);
-		// Stored by the release before the date existed: the same state, nothing repaired.
-		const before = JSON.parse(JSON.stringify(state)) as IDataObject;
-		expect(read(before)).toEqual({ state, restartAtNow: [], repairs: [] });
-		expect(read({ ...before, emitSinceMs: 'soon' })).toMatchObject({
-			state,
-			repairs: ['the date to emit from was unreadable: forms listed later start at the activation'],
-		});
+	it('reads no state, and says nothing, for another scope or nothing stored', () => {
+		expect(read(stored(state), 'form:x')).toEqual({ reset: [], warnings: [] });
+		expect(read({}, 'all')).toEqual({ reset: [], warnings: [] });
 	});
 
-	it('migrates what version 1 stored: everything kept, a cut read goes on from its since (seen drops repeats)', () => {
-		const { state: migrated, repairs, restartAtNow } = read(structuredClone(STORED_BY_VERSION_1));
-		expect(repairs).toEqual([]);
-		expect(restartAtNow).toEqual([]);
+	it.each<[string, IDataObject]>([
+		['an unknown version', { version: 99 }],
+		['no version', { version: undefined }],
+		['forms that are not an object', { forms: [] }],
+		['an activation time that is not a number', { activatedAtMs: 'soon' }],
+		['a negative activation time', { activatedAtMs: -1 }],
+	])('starts afresh, with a warning, on %s', (_name, patch) => {
+		const { state: none, reset, warnings } = read(storedWith(patch));
+		expect(none).toBeUndefined();
+		expect(reset).toEqual([]);
+		expect(warnings).toHaveLength(1);
+	});
+});
+
+describe('a stored state of an earlier version', () => {
+	it('version 1: since and seen kept, a cut read goes on from its since (seen drops repeats), the listing as one mark', () => {
+		const { state: migrated, reset, warnings } = read(structuredClone(STORED_BY_VERSION_1));
+		expect(warnings).toEqual([]);
+		expect(reset).toEqual([]);
 		const forms = STORED_BY_VERSION_1.forms as Record<string, IDataObject>;
 		expect(migrated).toEqual({
 			version: STATE_VERSION,
 			scope: 'all',
 			rev: 12,
-			activatedAtMs: STORED_BY_VERSION_1.activatedAtMs,
+			activatedAtMs: ACTIVATED_MS,
 			failures: 2,
 			forms: {
-				f1: forms.f1,
-				f2: { since: forms.f2.since, seen: forms.f2.seen, resume: { offset: 0, anchors: [] } },
+				f1: {
+					since: forms.f1.since,
+					seen: forms.f1.seen,
+					listed: '7/2026-11-01T00:00:00.000Z',
+					readAtRev: 11,
+				},
+				f2: { since: forms.f2.since, seen: forms.f2.seen },
 				f3: forms.f3,
 			},
 		});
-		const staticData = structuredClone(STORED_BY_VERSION_1);
-		writeState(staticData, migrated as TriggerState);
-		expect(staticData.version).toBe(STATE_VERSION);
 	});
 
-	it.each<[string, unknown, Record<string, unknown> | 'now']>([
-		['not an object', 'garbage', 'now'],
-		['null', null, 'now'],
-		['since not a date, no newest', { since: 'yesterday', seen: {} }, 'now'],
-		[
-			'since missing, newest known',
-			{ seen: {}, newestMs: 5_000_000 },
-			{ floor: { atMs: 5_000_000, id: LAST_ID }, newestMs: 5_000_000, seen: {} },
-		],
-		[
-			'seen not an object',
-			{ since: '2026-01-01T00:00:00.000Z', seen: 'x', newestMs: 5_000_000 },
-			{ floor: { atMs: 5_000_000, id: LAST_ID } },
-		],
-		['seen holding a string', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' } }, 'now'],
-		[
-			'resume of the wrong shape',
-			{ since: '2026-01-01T00:00:00.000Z', seen: { a: 1 }, resume: { offset: -1 } },
-			{ resume: { offset: 0, anchors: [] }, seen: { a: 1 } },
-		],
-		[
-			'floor of the wrong shape',
-			{ since: '2026-01-01T00:00:00.000Z', seen: {}, floor: 7 },
-			{ floor: { atMs: Date.parse('2026-01-01T00:00:00.000Z'), id: LAST_ID } },
-		],
-		[
-			'undated not a list',
-			{ since: '2026-01-01T00:00:00.000Z', seen: {}, undated: 'u' },
-			{ since: '2026-01-01T00:00:00.000Z', seen: {} },
-		],
-	])(
-		'repairs a cursor that is %s, without emitting again what it handled, and says so',
-		(_name, cursor, expected) => {
-			const {
-				state: repaired,
-				repairs,
-				restartAtNow,
-			} = read({
-				...structuredClone(state),
-				forms: { f1: cursor, ok: state.forms.f1 },
-			} as IDataObject);
-			expect(repairs).toHaveLength(1);
-			expect(repairs[0]).toContain('form "f1"');
-			expect(repaired?.forms.ok).toEqual(state.forms.f1);
-			if (expected === 'now') {
-				expect(restartAtNow).toEqual(['f1']);
-				expect(repaired?.forms.f1).toBeUndefined();
-			} else {
-				expect(restartAtNow).toEqual([]);
-				expect(repaired?.forms.f1).toMatchObject(expected);
-				// A floor at the newest time read: nothing handled before can be emitted again.
-				if ('floor' in expected)
-					expect(Date.parse(repaired?.forms.f1.since as string)).toBeLessThanOrEqual(
-						(expected.floor as { atMs: number }).atMs,
-					);
-			}
-		},
-	);
-
-	it('an activation time that is not a number is taken from the earliest cursor, with a warning', () => {
-		const { state: repaired, repairs } = read({
-			...structuredClone(state),
-			activatedAtMs: 'soon',
-		} as IDataObject);
-		expect(repaired?.activatedAtMs).toBe(Date.parse(state.forms.f1.since));
-		expect(repaired?.forms).toEqual(state.forms);
-		expect(repairs).toHaveLength(1);
-	});
-
-	it.each<[string, IDataObject]>([
-		[
-			'memory of handled responses unreadable',
-			{ since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' }, newestMs: 5_000_000, undated: ['u1'] },
-		],
-		[
-			'a list of undated responses partly unreadable',
-			{ since: '2026-01-01T00:00:00.000Z', seen: {}, undated: ['u1', 42] },
-		],
-	])(
-		'keeps the readable responses without a date when %s: they are not emitted again',
-		(_name, cursor) => {
-			const { state: repaired, repairs } = read({
-				...structuredClone(state),
-				forms: { f1: cursor },
-			} as IDataObject);
-			expect(repairs).toHaveLength(1);
-			expect(repaired?.forms.f1.undated).toEqual(['u1']);
-		},
-	);
-
-	it.each<[string, IDataObject]>([
-		[
-			'an activation time that is not a number, and no cursor to take it from',
-			{ activatedAtMs: 'soon', forms: { f1: 'x' } },
-		],
-		['forms that are not an object', { forms: [] }],
-		['an unknown version', { version: 99 }],
-	])('starts afresh, with a warning, on %s', (_name, patch) => {
-		const { state: none, repairs } = read({ ...structuredClone(state), ...patch } as IDataObject);
-		expect(none).toBeUndefined();
-		expect(repairs).toHaveLength(1);
-	});
-
-	it("keeps a choosing form's polls without progress (the choice's count, not only those in a row)", () => {
-		const choosing: TriggerState = {
-			...structuredClone(state),
-			choice: { limit: 3, forms: ['f1'], window: 0, chosen: [] },
-			forms: { f1: { ...state.forms.f1, choice: 'reading', choiceStalls: 3, failedPolls: 1 } },
-		};
-		const staticData: IDataObject = {};
-		writeState(staticData, choosing);
-		expect(read(staticData)).toEqual({ state: choosing, restartAtNow: [], repairs: [] });
-	});
-
-	it('keeps the kind of a run of polls without progress, and drops anything else there', () => {
-		const reported = structuredClone(state);
-		reported.forms.f1 = {
-			...reported.forms.f1,
-			failedPolls: 5,
-			failureReportedAt: 5,
-			failedFor: 'keptMoving',
-		};
-		const staticData: IDataObject = {};
-		writeState(staticData, reported);
-		expect(read(staticData).state).toEqual(reported);
-		for (const value of ['denied', true, 1]) {
-			const odd = structuredClone(staticData);
-			((odd.forms as IDataObject).f1 as IDataObject).failedFor = value;
-			expect(read(odd).state?.forms.f1).not.toHaveProperty('failedFor');
-		}
-	});
-
-	it('a rev or a choice of the wrong shape is repaired: no more existing responses are emitted', () => {
-		const broken = {
-			...structuredClone(state),
-			rev: 'x',
-			choice: { limit: 'ten' },
-			forms: { f1: { ...state.forms.f1, choice: 'reading', newestMs: 7_000 } },
-		} as unknown as IDataObject;
-		const { state: repaired, repairs } = read(broken);
-		expect(repairs).toHaveLength(2);
-		expect(repaired?.rev).toBe(0);
-		expect(repaired?.choice).toBeUndefined();
-		expect(repaired?.forms.f1).toMatchObject({ floor: { atMs: 7_000, id: LAST_ID } });
-		expect(repaired?.forms.f1.choice).toBeUndefined();
-	});
-
-	it('a backfill of version 2 of the wrong shape is repaired the same way', () => {
-		const broken = {
-			...structuredClone(state),
-			version: 2,
-			backfill: { limit: 'ten' },
-			forms: { f1: { ...state.forms.f1, backfillOffset: 3, newestMs: 7_000 } },
-		} as unknown as IDataObject;
-		const { state: repaired, repairs } = read(broken);
-		expect(repairs).toHaveLength(1);
-		expect(repaired?.choice).toBeUndefined();
-		expect(repaired?.forms.f1).toMatchObject({ floor: { atMs: 7_000, id: LAST_ID } });
-		expect(repaired?.forms.f1.choice).toBeUndefined();
-		expect(repaired?.forms.f1).not.toHaveProperty('backfillOffset');
-	});
-
-	it('keeps the page size a cut read stopped with: its resume starts a part of that page early', () => {
-		const cut = structuredClone(state);
-		cut.forms.f1.resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
-		const staticData: IDataObject = {};
-		writeState(staticData, cut);
-		expect(read(staticData).state?.forms.f1.resume).toEqual(cut.forms.f1.resume);
-	});
-
-	it.each(['drift', 'restarts', 'reached'] as const)(
-		"keeps a cut read's %s, and drops one that is not a positive whole number",
-		(field) => {
-			const cut = structuredClone(state);
-			const resume = { offset: 17, anchors: [{ id: 'r1', submittedAt: 'x' }], pageSize: 4 };
-			cut.forms.f1.resume = { ...resume, [field]: 2 };
-			const staticData: IDataObject = {};
-			writeState(staticData, cut);
-			expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, [field]: 2 });
-			for (const value of [-1, 0, 1.5, '2']) {
-				const odd = structuredClone(staticData);
-				((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, [field]: value };
-				expect(read(odd).state?.forms.f1.resume).toEqual(resume);
-			}
-		},
-	);
-
-	it("keeps a search's mark on a resume point, and drops one that is not true", () => {
-		const cut = structuredClone(state);
-		const resume = { offset: 4, anchors: [{ id: 'r1', submittedAt: 'x' }] };
-		cut.forms.f1.resume = { ...resume, searching: true };
-		const staticData: IDataObject = {};
-		writeState(staticData, cut);
-		expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, searching: true });
-		for (const value of [false, 1, 'true']) {
-			const odd = structuredClone(staticData);
-			((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, searching: value };
-			expect(read(odd).state?.forms.f1.resume).toEqual(resume);
-		}
-	});
-
-	it('keeps the responses a resume point found its place by before its anchors, and drops a list that is not one of anchors', () => {
-		const cut = structuredClone(state);
-		const resume = { offset: 9, anchors: [{ id: 'r5', submittedAt: 'x' }] };
-		const earlier = [
-			{ id: 'r1', submittedAt: 'a', offset: 1 },
-			{ id: 'r3', submittedAt: 'b', offset: 3 },
-		];
-		cut.forms.f1.resume = { ...resume, earlier };
-		const staticData: IDataObject = {};
-		writeState(staticData, cut);
-		expect(read(staticData).state?.forms.f1.resume).toEqual({ ...resume, earlier });
-		const odds = [
-			[],
-			'r1',
-			[{ id: 'r1', offset: 1 }],
-			[{ id: 1, submittedAt: 'a', offset: 1 }],
-			[{ id: 'r1', submittedAt: 'a' }],
-			[{ id: 'r1', submittedAt: 'a', offset: -1 }],
-			[null],
-		];
-		for (const value of odds) {
-			const odd = structuredClone(staticData);
-			((odd.forms as IDataObject).f1 as IDataObject).resume = { ...resume, earlier: value };
-			expect(read(odd).state?.forms.f1.resume).toEqual(resume);
-		}
-	});
-
-	it('migrates version 2 stored in the middle of choosing the newest existing responses', () => {
-		const activatedAtMs = Date.parse('2026-11-20T10:00:00.000Z');
-		// What the release before stored: f1 still reading the day before activation from a bare
-		// offset, f2 done with it, f3 left out (its floor at activation), two candidates kept.
-		const storedByVersion2: IDataObject = {
-			version: 2,
-			scope: 'selected',
-			rev: 3,
-			activatedAtMs,
-			forms: {
-				f1: { since: '2026-11-20T09:49:59.999Z', seen: {}, backfillOffset: 19 },
-				f2: { since: '2026-11-20T09:49:59.999Z', seen: {} },
-				f3: {
-					since: '2026-11-20T09:49:59.999Z',
-					seen: {},
-					floor: { atMs: activatedAtMs, id: LAST_ID },
-				},
-			},
-			backfill: {
-				limit: 5,
-				forms: ['f1', 'f2'],
-				window: 1,
-				newest: [
-					['f1', 'a', activatedAtMs - 5_000],
-					['f2', 'b', activatedAtMs - 9_000],
-				],
-			},
-		};
-		const { state: migrated, repairs } = readState(storedByVersion2, 'selected', LOOK_BACK_MS);
-		expect(repairs).toEqual([]);
-		expect(migrated?.version).toBe(STATE_VERSION);
+	it('version 2 while choosing: the choice goes on with its candidates, every form of it reads its newest again', () => {
+		const {
+			state: migrated,
+			reset,
+			warnings,
+		} = read(structuredClone(STORED_BY_VERSION_2), 'selected');
+		expect(warnings).toEqual([]);
+		expect(reset).toEqual([]);
 		expect(migrated?.choice).toEqual({
-			limit: 5,
-			forms: ['f1', 'f2'],
-			window: 1,
+			count: 5,
+			pending: ['f1', 'f2'],
+			done: [],
 			chosen: [
-				['f1', 'a', activatedAtMs - 5_000],
-				['f2', 'b', activatedAtMs - 9_000],
+				['f1', 'a', ACTIVATED_MS - 5_000],
+				['f2', 'b', ACTIVATED_MS - 9_000],
 			],
 		});
-		// The bare offset is not trusted: f1 reads the day before activation again from its start.
-		const dayBefore = new Date(activatedAtMs - 86_400_000 - 1).toISOString();
-		expect(migrated?.forms.f1).toEqual({ since: dayBefore, seen: {}, choice: 'reading' });
-		expect(migrated?.forms.f2).toEqual({ since: dayBefore, seen: {}, choice: 'read' });
-		expect(migrated?.forms.f3).toEqual(
-			storedByVersion2.forms && (storedByVersion2.forms as IDataObject).f3,
+		// The bare offset is not kept; the forms still choosing get their cursor when the choice
+		// ends (until then one from the activation): the window they read holds existing responses.
+		expect(migrated?.forms).toEqual({
+			f3: { since: DAY_BEFORE_SINCE, seen: {}, floor: { atMs: ACTIVATED_MS + 1, id: '' } },
+		});
+		const written = stored(migrated as TriggerState);
+		expect(written).not.toHaveProperty('backfill');
+		expect(JSON.stringify(written)).not.toContain('backfillOffset');
+	});
+
+	it('version 3: resume points dropped (read again from since), undated kept in seen, floors now the first version emitted', () => {
+		const { state: migrated, reset, warnings } = read(structuredClone(STORED_BY_VERSION_3));
+		expect(warnings).toEqual([]);
+		expect(reset).toEqual([]);
+		expect(migrated).toEqual({
+			version: STATE_VERSION,
+			scope: 'all',
+			rev: 30,
+			activatedAtMs: ACTIVATED_MS,
+			failures: 1,
+			forms: {
+				cut: {
+					since: '2026-11-23T09:50:00.000Z',
+					seen: { a: NEWEST_READ_MS - 60_000 },
+					listed: '7/2026-11-01T00:00:00.000Z',
+					readAtRev: 29,
+				},
+				undated: {
+					since: '2026-11-23T09:50:00.000Z',
+					seen: { b: NEWEST_READ_MS - 30_000, u1: NEWEST_READ_MS, u2: NEWEST_READ_MS },
+				},
+				// No newest time read: just after since, where the next read starts.
+				undatedOnly: {
+					since: '2026-11-23T09:50:00.000Z',
+					seen: { u3: Date.parse('2026-11-23T09:50:00.000Z') + 1 },
+				},
+				activated: {
+					since: at(ACTIVATED_MS - 600_001),
+					seen: {},
+					floor: { atMs: ACTIVATED_MS + 1, id: '' },
+				},
+				chosenFrom: {
+					since: at(ACTIVATED_MS - 24 * HOUR_MS - 1),
+					seen: {},
+					floor: { atMs: ACTIVATED_MS - 7_000, id: 'r7\u0000' },
+				},
+				stuck: { since: '2026-11-23T09:00:00.000Z', seen: {}, failedPolls: 5 },
+			},
+		});
+		// Written back, it is the current version, read as it is.
+		const written = stored(migrated as TriggerState);
+		expect(written.version).toBe(STATE_VERSION);
+		expect(read(written)).toEqual({ state: migrated, reset: [], warnings: [] });
+	});
+
+	it('a floor of version 3 keeps out exactly the versions it kept out before', () => {
+		const floorAtMs = ACTIVATED_MS - 7_000;
+		const versions = [floorAtMs - 1, floorAtMs, floorAtMs + 1].flatMap((atMs) =>
+			['', 'a', 'r6', 'r7', 'r70', 'r8', 'z'].map((id) => ({ atMs, id })),
 		);
-		// Written back, it is the new shape: no backfill, no offsets.
-		const staticData: IDataObject = { ...storedByVersion2 };
-		writeState(staticData, migrated as TriggerState);
-		expect(staticData).not.toHaveProperty('backfill');
-		expect(JSON.stringify(staticData)).not.toContain('backfillOffset');
+		for (const oldFloor of [
+			{ atMs: floorAtMs, id: '\uffff' },
+			{ atMs: floorAtMs, id: 'r7' },
+		]) {
+			const stored3 = structuredClone(STORED_BY_VERSION_3);
+			stored3.forms = { f: { since: at(floorAtMs - 1), seen: {}, floor: oldFloor } };
+			const floor = read(stored3).state?.forms.f.floor;
+			expect(floor).toBeDefined();
+			for (const version of versions)
+				expect({ version, keptOut: compareVersions(version, floor!) < 0 }).toEqual({
+					version,
+					keptOut: compareVersions(version, oldFloor) <= 0,
+				});
+		}
+	});
+
+	it('version 3 while choosing: the choice as count, pending, done and chosen; the forms still choosing get no cursor', () => {
+		const {
+			state: migrated,
+			reset,
+			warnings,
+		} = read(structuredClone(CHOOSING_BY_VERSION_3), 'selected');
+		expect(warnings).toEqual([]);
+		expect(reset).toEqual([]);
+		expect(migrated?.choice).toEqual({
+			count: 5,
+			pending: ['reading', 'read'],
+			done: [],
+			chosen: [
+				['read', 'x', ACTIVATED_MS - HOUR_MS],
+				['reading', 'c', ACTIVATED_MS - 2 * HOUR_MS],
+			],
+		});
+		expect(migrated?.forms).toEqual({
+			emptyForm: {
+				since: at(ACTIVATED_MS - 600_001),
+				seen: {},
+				floor: { atMs: ACTIVATED_MS + 1, id: '' },
+			},
+		});
+	});
+
+	it.each<[string, IDataObject]>([
+		['a choice that does not fit', { choice: { limit: 'five', forms: ['reading', 'read'] } }],
+		['no choice', { choice: undefined }],
+	])('version 3 with %s: a form that was choosing emits no existing response', (_name, patch) => {
+		const { state: migrated } = read(
+			{ ...structuredClone(CHOOSING_BY_VERSION_3), ...patch },
+			'selected',
+		);
+		expect(migrated?.choice).toBeUndefined();
+		for (const formId of ['reading', 'read'])
+			expect({ formId, emitsExisting: emitsExisting(migrated?.forms[formId]) }).toEqual({
+				formId,
+				emitsExisting: false,
+			});
+	});
+
+	it('a version 3 cursor that does not fit is reset, the other forms migrated', () => {
+		const stored3 = structuredClone(STORED_BY_VERSION_3);
+		const forms = stored3.forms as IDataObject;
+		forms.activated = { ...(forms.activated as IDataObject), floor: 7 };
+		forms.stuck = { ...(forms.stuck as IDataObject), failedPolls: -1 };
+		const { state: migrated, reset, warnings } = read(stored3);
+		expect(reset).toEqual(['activated', 'stuck']);
+		expect(warnings).toEqual([
+			'the stored place of form "activated" did not fit: it goes on from now',
+			'the stored place of form "stuck" did not fit: it goes on from now',
+		]);
+		expect(Object.keys(migrated?.forms ?? {})).toEqual([
+			'cut',
+			'undated',
+			'undatedOnly',
+			'chosenFrom',
+		]);
+	});
+
+	it('a backfill of version 2 that does not fit is reset with a warning', () => {
+		const { state: migrated, warnings } = read(
+			{ ...structuredClone(STORED_BY_VERSION_2), backfill: { limit: 'ten' } },
+			'selected',
+		);
+		expect(migrated?.choice).toBeUndefined();
+		expect(warnings).toEqual([
+			'the choice of the newest responses in the stored state did not fit: it was reset',
+		]);
+	});
+});
+
+describe('a stored state with parts that do not fit', () => {
+	it.each<[string, unknown]>([
+		['not an object', 'garbage'],
+		['null', null],
+		['without since', { seen: {} }],
+		['with a since that is not a date', { since: 'yesterday', seen: {} }],
+		['without seen', { since: '2026-01-01T00:00:00.000Z' }],
+		['with seen not an object', { since: '2026-01-01T00:00:00.000Z', seen: ['a'] }],
+		['with seen holding a string', { since: '2026-01-01T00:00:00.000Z', seen: { a: 'x' } }],
+		['with a floor not an object', { since: '2026-01-01T00:00:00.000Z', seen: {}, floor: 7 }],
+		[
+			'with a floor without a time',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, floor: { atMs: 'x', id: '' } },
+		],
+		[
+			'with a floor without an id',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, floor: { atMs: 5 } },
+		],
+		[
+			'with negative failed polls',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: -1 },
+		],
+		[
+			'with a fractional poll read at',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, readAtRev: 1.5 },
+		],
+		[
+			'with an unlisted time as text',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, unlistedSinceMs: '5' },
+		],
+		['with a listing mark not text', { since: '2026-01-01T00:00:00.000Z', seen: {}, listed: 7 }],
+	])('a cursor %s is reset with a warning, the other forms untouched', (_name, cursor) => {
+		const {
+			state: read1,
+			reset,
+			warnings,
+		} = read(storedWith({ forms: { f1: cursor, f2: state.forms.f2, f3: state.forms.f1 } }));
+		expect(reset).toEqual(['f1']);
+		expect(warnings).toEqual(['the stored place of form "f1" did not fit: it goes on from now']);
+		expect(read1?.forms).toEqual({ f2: state.forms.f2, f3: state.forms.f1 });
+		expect(read1?.choice).toEqual(state.choice);
+	});
+
+	it.each<[string, IDataObject, Partial<TriggerState>]>([
+		['the poll count', { rev: 'x' }, { rev: 0 }],
+		['the poll count', { rev: -3 }, { rev: 0 }],
+		['the count of failed polls', { failures: 1.5 }, { failures: undefined }],
+		['the date to emit from', { emitSinceMs: 'soon' }, { emitSinceMs: undefined }],
+		['the choice of the newest responses', { choice: { count: 'ten' } }, { choice: undefined }],
+		[
+			'the choice of the newest responses',
+			{ choice: { ...state.choice, chosen: [['f1', 'r1']] } },
+			{ choice: undefined },
+		],
+		[
+			'the choice of the newest responses',
+			{ choice: { ...state.choice, pending: 'f2' } },
+			{ choice: undefined },
+		],
+		['the choice of the newest responses', { choice: 'newest' }, { choice: undefined }],
+	])('%s that does not fit is reset with a warning (%j)', (part, patch, resetTo) => {
+		const { state: read1, reset, warnings } = read(storedWith(patch));
+		expect(warnings).toEqual([`${part} in the stored state did not fit: it was reset`]);
+		expect(reset).toEqual([]);
+		// toEqual takes a part set to undefined for one that is absent.
+		expect(read1).toEqual({ ...state, ...resetTo });
+	});
+});
+
+describe('a cursor from a date', () => {
+	const LOOK_BACK_MS = 600_000;
+
+	it('from a date long before: reads from a millisecond before it, emits from the date on', () => {
+		const sinceMs = ACTIVATED_MS - 24 * HOUR_MS;
+		expect(cursorFrom(sinceMs, ACTIVATED_MS, LOOK_BACK_MS)).toEqual({
+			since: at(sinceMs - 1),
+			seen: {},
+			floor: { atMs: sinceMs, id: '' },
+		});
+	});
+
+	it('from the activation: reads the look-back window before it, to know the responses there', () => {
+		expect(cursorFrom(ACTIVATED_MS, ACTIVATED_MS, LOOK_BACK_MS)).toEqual({
+			since: at(ACTIVATED_MS - LOOK_BACK_MS - 1),
+			seen: {},
+			floor: { atMs: ACTIVATED_MS, id: '' },
+		});
+	});
+
+	it('emits every version from its first millisecond on, none before it', () => {
+		const { floor } = cursorFrom(ACTIVATED_MS, ACTIVATED_MS, LOOK_BACK_MS);
+		for (const id of ['', '0', 'a', '\uffff']) {
+			expect(compareVersions({ atMs: ACTIVATED_MS, id }, floor!)).toBeGreaterThanOrEqual(0);
+			expect(compareVersions({ atMs: ACTIVATED_MS - 1, id }, floor!)).toBeLessThan(0);
+		}
 	});
 });
 
@@ -404,7 +568,9 @@ function gate(): { opened: Promise<void>; open: () => void } {
 }
 
 describe('overlapping polls of one trigger', () => {
-	it('a poll that starts while another runs returns nothing and does not run', async () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('a poll that starts while another runs gets nothing and does not run', async () => {
 		const first = gate();
 		const running = unlessAlreadyPolling('wf:node', 60_000, async () => {
 			await first.opened;
@@ -438,11 +604,35 @@ describe('overlapping polls of one trigger', () => {
 		await running;
 	});
 
-	it('a poll that hangs past the stale time no longer blocks the next', async () => {
+	it('a poll older than the stale time is replaced: it is no longer current, the new one is', async () => {
+		const now = jest.spyOn(Date, 'now').mockReturnValue(ACTIVATED_MS);
 		const hung = gate();
-		const running = unlessAlreadyPolling('wf:hung', 0, async () => await hung.opened);
-		expect(await unlessAlreadyPolling('wf:hung', 0, async () => 'next')).toBe('next');
+		let hungIsCurrent!: () => boolean;
+		const hanging = unlessAlreadyPolling('wf:hung', 60_000, async (stillCurrent) => {
+			hungIsCurrent = stillCurrent;
+			await hung.opened;
+			return stillCurrent();
+		});
+		now.mockReturnValue(ACTIVATED_MS + 59_999);
+		expect(await unlessAlreadyPolling('wf:hung', 60_000, async () => 'too early')).toBeUndefined();
+		expect(hungIsCurrent()).toBe(true);
+
+		now.mockReturnValue(ACTIVATED_MS + 60_001);
+		const next = gate();
+		let nextIsCurrent!: () => boolean;
+		const replacing = unlessAlreadyPolling('wf:hung', 60_000, async (stillCurrent) => {
+			nextIsCurrent = stillCurrent;
+			await next.opened;
+			return 'replaced';
+		});
+		expect(hungIsCurrent()).toBe(false);
+		expect(nextIsCurrent()).toBe(true);
+		// The old poll ending does not let go of the new one's place.
 		hung.open();
-		await running;
+		expect(await hanging).toBe(false);
+		expect(nextIsCurrent()).toBe(true);
+		expect(await unlessAlreadyPolling('wf:hung', 60_000, async () => 'third')).toBeUndefined();
+		next.open();
+		expect(await replacing).toBe('replaced');
 	});
 });

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunningHarness } from '../harness';
 import { startHarness } from '../harness';
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
-import { PAGE_OVERLAP } from '../../nodes/FormsWtf/trigger/read';
+import { PAGE_OVERLAP } from '../../nodes/FormsWtf/shared/transport/paging';
 import { formById } from '../support/formsWtf';
 import { TriggerSession } from './triggerSession';
 

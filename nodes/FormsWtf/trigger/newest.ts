@@ -5,7 +5,8 @@
  * floor, and the normal reading emits the chosen ones with the new ones.
  */
 import type { PollBudget, Version } from './read';
-import { compareVersions, FormPages, NOT_WHOLE, orderOf, submittedAtMs } from './read';
+import { FormPages, orderOf, submittedAtMs } from '../shared/transport/paging';
+import { compareVersions, NOT_WHOLE } from './read';
 import type { NewestChoice, TriggerState } from './state';
 import { cursorFrom } from './state';
 

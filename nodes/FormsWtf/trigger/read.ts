@@ -11,8 +11,14 @@
  */
 import type { FormsWtfClient } from '../shared/transport';
 import { isDeadlineError } from '../shared/transport/errors';
-import { getResponsesPage, MAX_PAGE_SIZE } from '../shared/transport/paging';
-import type { FetchedPage } from '../shared/transport/paging';
+import {
+	FormPages,
+	getResponsesPage,
+	MAX_PAGE_SIZE,
+	newestMs,
+	submittedAtMs,
+} from '../shared/transport/paging';
+import type { PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Floor, FormCursor } from './state';
 
@@ -24,12 +30,6 @@ export const MAX_PAGES_PER_POLL = 40;
 
 /** Responses one poll emits before it stops asking for pages: a backlog comes in executions of this size. */
 export const MAX_ITEMS_PER_POLL = 2000;
-
-/** How many responses of a page the next page of a walk reads again, to prove nothing fell between. */
-export const PAGE_OVERLAP = 5;
-
-/** Times a walk begins again from offset 0 in one read before the read counts as not proven. */
-const WALK_PASSES = 3;
 
 /** Why a read that got its pages is not proven. */
 export const NOT_WHOLE = new Error(
@@ -47,7 +47,7 @@ export interface Version {
  * What one poll may still read: always two pages (a read and the page that proves it); then pages
  * while the budget, pages and items last.
  */
-export class PollBudget {
+export class PollBudget implements PageSource {
 	pages = 0;
 	items = 0;
 	/** A wait the poll had no time for (a long Retry-After): no form is read any more this poll. */
@@ -75,84 +75,6 @@ export class PollBudget {
 			if (isDeadlineError(error)) this.stoppedBy = error;
 			throw error;
 		});
-	}
-}
-
-/** Pages of one form's list, from one `since`, with the proofs each answer carries. */
-export class FormPages {
-	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
-	startedAtMs?: number;
-
-	constructor(
-		readonly budget: PollBudget,
-		readonly formId: string,
-		readonly since?: string,
-	) {}
-
-	async at(offset: number, limit?: number): Promise<FetchedPage> {
-		const askedAtMs = Date.now();
-		const page = await this.budget.page(this.formId, offset, this.since, limit);
-		this.startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
-		return page;
-	}
-
-	/**
-	 * The page that holds the oldest responses of the list, proven by the answer itself; undefined
-	 * when the first page shows no order, or the last page kept moving.
-	 */
-	async oldestEnd(first: FetchedPage): Promise<FetchedPage | undefined> {
-		const order = orderOf(first.responses);
-		if (order === 1) return first;
-		if (order !== -1 || first.total === undefined) return undefined;
-		const size = first.responses.length;
-		let total = first.total;
-		// Arrivals push the end on: a little slack, and once more with the count the answer gives.
-		for (let tries = 0; tries < 2 && this.budget.mayRead(); tries++) {
-			const last = await this.at(Math.max(1, total - size + Math.floor(size / 10)));
-			if (!last.hasMore && last.responses.length > 0 && inOrder(last.responses, -1)) return last;
-			if (last.total === undefined) return undefined;
-			total = last.total;
-		}
-		return undefined;
-	}
-
-	/**
-	 * Walks the list from `first` (the page at `offset`) to its end, or until `enough` says so,
-	 * handing each page to `take`. Each next page starts PAGE_OVERLAP responses before the end of
-	 * the last and must hold one of them, in the same version and in the list's order; if not,
-	 * responses moved under the walk and it begins again at `offset`.
-	 */
-	async walk(
-		first: FetchedPage,
-		offset: number,
-		take: (responses: FormResponse[]) => void,
-		enough = () => false,
-	): Promise<'whole' | 'cut' | 'notWhole'> {
-		let page = first;
-		let at = offset;
-		let passes = 1;
-		take(page.responses);
-		for (;;) {
-			if (!page.hasMore || enough()) return 'whole';
-			if (!this.budget.mayRead()) return 'cut';
-			const size = page.responses.length;
-			const step = size > 1 ? size - Math.min(PAGE_OVERLAP, size - 1) : 1;
-			const overlap = page.responses.slice(step);
-			const order = orderOf(page.responses);
-			const next = await this.at(at + step);
-			take(next.responses);
-			const met = next.responses.some((response) =>
-				overlap.some((seen) => sameVersion(seen, response)),
-			);
-			if (met && (order === 0 || inOrder(next.responses, order))) {
-				[page, at] = [next, at + step];
-				continue;
-			}
-			if (!this.budget.mayRead()) return 'cut';
-			if (++passes > WALK_PASSES) return 'notWhole';
-			[page, at] = [await this.at(offset), offset];
-			take(page.responses);
-		}
 	}
 }
 
@@ -280,40 +202,7 @@ class WindowRead {
 	}
 }
 
-/** The submission time of a response in epoch ms; undefined when it has none the trigger can use. */
-export function submittedAtMs(response: FormResponse): number | undefined {
-	const at: unknown = response.submittedAt;
-	const ms = typeof at === 'string' ? Date.parse(at) : NaN;
-	return Number.isNaN(ms) ? undefined : ms;
-}
-
 /** Oldest first; ties in one millisecond in a fixed order, by id. */
 export function compareVersions(a: Floor, b: Floor): number {
 	return a.atMs - b.atMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function sameVersion(a: FormResponse, b: FormResponse): boolean {
-	return a.id === b.id && a.submittedAt === b.submittedAt;
-}
-
-function datedTimes(responses: FormResponse[]): number[] {
-	return responses.map(submittedAtMs).filter((ms): ms is number => ms !== undefined);
-}
-
-function newestMs(responses: FormResponse[]): number {
-	return Math.max(...datedTimes(responses), -Infinity);
-}
-
-/** 1: oldest first, -1: newest first, 0: the page does not show an order (or breaks it). */
-export function orderOf(responses: FormResponse[]): 1 | -1 | 0 {
-	const times = datedTimes(responses);
-	const first = times.find((ms) => ms !== times[0]);
-	if (first === undefined) return 0;
-	const order = first > times[0] ? 1 : -1;
-	return inOrder(responses, order) ? order : 0;
-}
-
-function inOrder(responses: FormResponse[], order: 1 | -1): boolean {
-	const times = datedTimes(responses);
-	return times.every((ms, i) => i === 0 || (ms - times[i - 1]) * order >= 0);
 }

@@ -114,10 +114,13 @@ export function readState(staticData: IDataObject, scope: string): StoredState {
 	for (const [part, misfit] of Object.entries(misfits))
 		if (misfit) result.warnings.push(`${part} in the stored state did not fit: it was reset`);
 	for (const [formId, stored] of Object.entries(raw.forms)) {
-		// A form still choosing (version 3) gets its cursor when the choice ends.
-		if (isObject(stored) && stored.choice !== undefined && choice?.pending.includes(formId))
-			continue;
-		const cursor = raw.version === STATE_VERSION ? readCursor(stored) : migrateCursor(stored);
+		const migrating = raw.version !== STATE_VERSION;
+		// A form still choosing (versions 2 and 3) gets its cursor when the choice ends.
+		if (migrating && choice?.pending.includes(formId)) continue;
+		const cursor = migrating ? migrateCursor(stored) : readCursor(stored);
+		// One whose choice is gone: its window holds existing responses, none of which is emitted.
+		if (cursor && migrating && isObject(stored) && stored.choice !== undefined)
+			cursor.floor = { atMs: state.activatedAtMs + 1, id: '' };
 		if (cursor) state.forms[formId] = cursor;
 		else {
 			result.reset.push(formId);

@@ -69,187 +69,8 @@ export interface PagingOptions {
 	startOffset?: number;
 	/** Stop after this many responses. */
 	maxItems?: number;
-	/** Asked before each page after the first; true stops the walk early (poll time budget). */
-	shouldStop?: () => boolean;
 	/** Told about each page as it arrives, with the offset it was asked for (request counts, the service clock). */
 	onPage?: (page: FetchedPage, offset: number) => void;
-	/**
-	 * Prove that the walk skipped nothing (see Continuity): each page after the first starts a
-	 * little before the end of the last one and must find a response read before it.
-	 */
-	continuity?: Continuity;
-	/**
-	 * A response served again in another version (updated while the walk ran) is handed over
-	 * again, not dropped as a repeat: a reader that keeps what it saw (the trigger) must see the
-	 * update. Otherwise a repeat is dropped by its id alone (Return All lists each response once).
-	 */
-	keepNewVersions?: boolean;
-}
-
-/** A response read at a page boundary, in the version it was read in. */
-export interface Anchor {
-	id: string;
-	/** `submittedAt` exactly as the API sent it: an updated response is no longer the anchor. */
-	submittedAt: string;
-}
-
-/**
- * Proof that a walk by offset missed nothing between its pages, whatever happened between two
- * requests. Arrivals only push responses to later offsets, which a walk survives by dropping
- * repeats; a response deleted, or moved to the other end by an update, before the offset read
- * so far pulls everything after it one place back, and the first response of the next page
- * would be skipped. So every page after the first starts `overlap` responses early and must
- * hold one of the last responses read (its anchors), in the same version: everything after
- * that anchor is then read. Until an anchor turns up, the anchors of that boundary stay the
- * ones to find (later boundaries prove nothing about it); a walk that ends without finding
- * them is not proven, and its reader must read again from a safe start. A walk cut short
- * hands its anchors to the next walk, which resumes the same way.
- */
-export class Continuity {
-	/** The anchors of the oldest boundary not proven yet. */
-	private pending: Anchor[] | undefined;
-	private lastRead: Anchor[] = [];
-	/** Whether the anchors the walk resumed from are still to be found. */
-	private resumePending: boolean;
-	/** Every response the walk was served, in the version served (see pushedOn). */
-	private readonly served = new Set<string>();
-	/** The server's order, once a page shows it: 1 oldest first, -1 newest first. */
-	private order: 1 | -1 | undefined;
-	/** Since the pending boundary, every page held responses, all of them before it (pushedOn). */
-	private allBeforeBoundary = false;
-	/** A page came after the pending boundary was crossed. */
-	private answered = false;
-	/** A boundary was taken on trust (see iterateResponses): the walk may have skipped a response. */
-	private trusted = false;
-
-	constructor(
-		/** How many responses before the end of the last page the next page starts. */
-		readonly overlap: number,
-		resumeAnchors: Anchor[] = [],
-	) {
-		this.pending = resumeAnchors.length ? resumeAnchors : undefined;
-		this.resumePending = this.pending !== undefined;
-		this.allBeforeBoundary = this.resumePending;
-	}
-
-	/** Whether the walk found the anchors it resumed from (or resumed from none). */
-	get resumed(): boolean {
-		return !this.resumePending;
-	}
-
-	/** Whether every boundary so far found its anchor. */
-	get proven(): boolean {
-		return this.pending === undefined;
-	}
-
-	/** Whether a boundary was taken on trust: proven, as far as a page of one can prove it. */
-	get tookOnTrust(): boolean {
-		return this.trusted;
-	}
-
-	/** The anchors a walk that goes on from the end of what was read must find. */
-	get anchors(): Anchor[] {
-		return this.pending ?? this.lastRead;
-	}
-
-	/**
-	 * A boundary of this walk (or the anchors it resumed from) is still to be proven, and every
-	 * page since held only responses that lie before it: served before, or (not served yet) on
-	 * its near side in the server's order, such as arrivals at the top of a newest-first list.
-	 * They pushed the anchors to later offsets, where the next pages find them: nothing was
-	 * skipped so far, and a walk cut here goes on from its end, still looking for them. A
-	 * response from beyond the boundary, not served before, is what a deletion or an update
-	 * pulling responses back looks like: something may lie between, and the walk is not proven.
-	 */
-	get pushedOn(): boolean {
-		return this.pending !== undefined && this.allBeforeBoundary;
-	}
-
-	/** Every page as the server sent it, repeats included. */
-	observe(responses: FormResponse[]): void {
-		this.answered = true;
-		this.order ??= orderOf(responses);
-		if (
-			this.pending &&
-			responses.some((response) => this.pending?.some((anchor) => isAnchor(response, anchor)))
-		) {
-			this.pending = undefined;
-			this.resumePending = false;
-		}
-		const anchors = responses.map(toAnchor);
-		if (this.pending) {
-			const boundaryMs = Date.parse(this.pending[this.pending.length - 1].submittedAt);
-			const before = (anchor: Anchor): boolean => {
-				if (this.served.has(keyOf(anchor))) return true;
-				const atMs = Date.parse(anchor.submittedAt);
-				if (this.order === undefined || Number.isNaN(atMs) || Number.isNaN(boundaryMs))
-					return false;
-				return this.order === 1 ? atMs < boundaryMs : atMs > boundaryMs;
-			};
-			this.allBeforeBoundary &&= anchors.length > 0 && anchors.every(before);
-		}
-		for (const anchor of anchors) this.served.add(keyOf(anchor));
-		const tail = anchors.slice(-(this.overlap + 1));
-		// A page that starts early serves again what the last one ended with: each response is
-		// kept once, at its latest place, so the anchors (and the checkpoints taken before them)
-		// are the distinct responses just before the offset, as resuming assumes.
-		const earlier = this.lastRead.filter(
-			(read) => !tail.some((anchor) => sameAnchor(anchor, read)),
-		);
-		this.lastRead = [...earlier, ...tail].slice(-(this.overlap + 1));
-	}
-
-	/** The next page is about to be asked for. */
-	crossBoundary(): void {
-		if (!this.pending && this.lastRead.length) {
-			this.pending = this.lastRead;
-			this.allBeforeBoundary = true;
-			this.answered = false;
-		}
-	}
-
-	/** The next page is about to be asked for right after the last one, with no anchor to find. */
-	takeOnTrust(): void {
-		this.trusted = true;
-	}
-
-	/**
-	 * The page asked for across the last boundary never came (its request failed, or the walk
-	 * stopped): that boundary was not crossed, and what was read before it stays proven.
-	 */
-	abandonBoundary(): void {
-		if (this.pending && !this.resumePending && !this.answered) this.pending = undefined;
-	}
-}
-
-/** The order a page shows: its first two responses with different dates. */
-function orderOf(responses: FormResponse[]): 1 | -1 | undefined {
-	let previousMs: number | undefined;
-	for (const response of responses) {
-		const atMs = Date.parse(String(response.submittedAt));
-		if (Number.isNaN(atMs)) continue;
-		if (previousMs !== undefined && atMs !== previousMs) return atMs > previousMs ? 1 : -1;
-		previousMs = atMs;
-	}
-	return undefined;
-}
-
-function keyOf(anchor: Anchor): string {
-	return `${anchor.id}\u0000${anchor.submittedAt}`;
-}
-
-export function toAnchor(response: FormResponse): Anchor {
-	return { id: response.id, submittedAt: String(response.submittedAt) };
-}
-
-/** Whether two anchors are the same response in the same version. */
-export function sameAnchor(a: Anchor, b: Anchor): boolean {
-	return keyOf(a) === keyOf(b);
-}
-
-/** Whether a response is this anchor, in the same version. */
-export function isAnchor(response: FormResponse, anchor: Anchor): boolean {
-	return response.id === anchor.id && String(response.submittedAt) === anchor.submittedAt;
 }
 
 /**
@@ -335,15 +156,10 @@ export async function* iterateResponses(
 	const recent = new RecentKeys(REPEAT_WINDOW);
 	/** The walk's error when the server contradicts itself. */
 	const pagingError = (problem: string) => errorForPaging(client.context.getNode(), problem, query);
-	const { continuity } = options;
-	const readAhead =
-		query.since === undefined &&
-		options.maxItems === undefined &&
-		options.shouldStop === undefined &&
-		continuity === undefined;
+	const readAhead = query.since === undefined && options.maxItems === undefined;
 	let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
 	// A walk with no bound of its own (Return All) is bounded while the API gives no count.
-	const bounded = options.maxItems !== undefined || options.shouldStop !== undefined;
+	const bounded = options.maxItems !== undefined;
 	let readWithoutCount = 0;
 	/** The size of the pages the server serves: the smallest page it sent while more existed. */
 	let pageStep = MAX_PAGE_SIZE;
@@ -352,11 +168,6 @@ export async function* iterateResponses(
 	let largestTotal: number | undefined;
 	let firstTotal: number | undefined;
 	let pagesOfRepeats = 0;
-	/** How many responses the last page used held, and how far before its end the next page starts. */
-	let lastLength = MAX_PAGE_SIZE;
-	let back = 0;
-	/** Pages of one response in a row, the last one included. */
-	let onePagesInRow = 0;
 	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
 	let endOfLastPage = options.startOffset ?? 0;
 	let lastIdRead: string | undefined;
@@ -369,35 +180,6 @@ export async function* iterateResponses(
 		page.catch(() => undefined);
 		inFlight.push({ offset, limit, ahead, page });
 	};
-	/** The next page in order: with a continuity proof, a little before the end of the last one. */
-	const requestNext = (): void => {
-		back = 0;
-		if (continuity) {
-			// The next page starts inside the last one, which must hold more than the overlap. Small
-			// pages overlap by a quarter at most, so that each request still moves the walk on by
-			// most of a page. After a page of one response the only proof is to read it again: the
-			// next page starts at it, once. A server that serves one response a page serves that one
-			// again, and from then on such boundaries are taken on trust (the README's limits), since
-			// refusing them would never let the walk end; one short page among longer ones no longer
-			// leaves the boundary after it unproven.
-			back =
-				lastLength === 1 && onePagesInRow < 2
-					? 1
-					: Math.max(
-							0,
-							Math.min(
-								continuity.overlap,
-								Math.ceil(lastLength / 4),
-								lastLength - 1,
-								endOfLastPage,
-							),
-						);
-			if (back > 0) continuity.crossBoundary();
-			else continuity.takeOnTrust();
-		}
-		request(endOfLastPage - back, Math.min(MAX_PAGE_SIZE, remaining + back));
-	};
-
 	try {
 		request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
 		while (inFlight.length) {
@@ -412,7 +194,6 @@ export async function* iterateResponses(
 				continue;
 			}
 			pagesRead++;
-			continuity?.observe(page.responses);
 			const totalGrew =
 				page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
 			if (page.total !== undefined) largestTotal = Math.max(largestTotal ?? 0, page.total);
@@ -420,8 +201,7 @@ export async function* iterateResponses(
 
 			const fresh: FormResponse[] = [];
 			for (const response of page.responses) {
-				const key = options.keepNewVersions ? keyOf(toAnchor(response)) : response.id;
-				if (recent.addIfNew(key)) fresh.push(response);
+				if (recent.addIfNew(response.id)) fresh.push(response);
 			}
 			if (fresh.length > remaining) fresh.length = remaining;
 			remaining -= fresh.length;
@@ -443,7 +223,7 @@ export async function* iterateResponses(
 			// inside the last one can hold only what was read), a server ignoring the offset when
 			// it goes on.
 			pagesOfRepeats = fresh.length === 0 ? pagesOfRepeats + 1 : 0;
-			const advance = Math.max(1, page.responses.length - back);
+			const advance = Math.max(1, page.responses.length);
 			// Without a count, up to two pages' worth of arrivals are assumed.
 			const arrived =
 				largestTotal !== undefined && firstTotal !== undefined
@@ -458,25 +238,15 @@ export async function* iterateResponses(
 			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
 			// Arrivals during the walk can add pages, never an unbounded number of them. The
 			// count the API reports bounds the walk only when it reports one.
-			const stride = Math.max(1, pageStep - (continuity?.overlap ?? 0));
-			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / stride) * 2 + 10) {
+			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
 				throw pagingError(
 					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
 				);
 			}
 
-			// A page that ends inside what was read (a server serving fewer than the overlap) moves nothing back.
 			endOfLastPage = Math.max(endOfLastPage, offset + page.responses.length);
-			lastLength = page.responses.length;
-			onePagesInRow = lastLength === 1 ? onePagesInRow + 1 : 0;
 			lastIdRead = page.responses[page.responses.length - 1].id;
-			if (!inFlight.length) {
-				if (options.shouldStop?.()) {
-					yield fresh;
-					return;
-				}
-				requestNext();
-			}
+			if (!inFlight.length) request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
 			// A page of one response cannot overlap the one before it and still advance.
 			while (
 				readAhead &&
@@ -504,3 +274,126 @@ export const MAX_UNCOUNTED_RESPONSES = 100_000;
 
 /** Pages in a row holding only responses already read, when the API reports no count. */
 const MAX_PAGES_OF_REPEATS = 5;
+
+/** Where the pages of a proven read come from: one poll's reading, with its page and time limits. */
+export interface PageSource {
+	mayRead(): boolean;
+	page(formId: string, offset: number, since?: string, limit?: number): Promise<FetchedPage>;
+}
+
+/** How many responses of a page the next page of a walk reads again, to prove nothing fell between. */
+export const PAGE_OVERLAP = 5;
+
+/** Times a walk begins again from its first offset before it counts as not proven. */
+const WALK_PASSES = 3;
+
+/** Pages of one form's list, from one `since`, with the proofs each answer carries. */
+export class FormPages {
+	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
+	startedAtMs?: number;
+
+	constructor(
+		readonly budget: PageSource,
+		readonly formId: string,
+		readonly since?: string,
+	) {}
+
+	async at(offset: number, limit?: number): Promise<FetchedPage> {
+		const askedAtMs = Date.now();
+		const page = await this.budget.page(this.formId, offset, this.since, limit);
+		this.startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
+		return page;
+	}
+
+	/**
+	 * The page that holds the oldest responses of the list, proven by the answer itself; undefined
+	 * when the first page shows no order, or the last page kept moving.
+	 */
+	async oldestEnd(first: FetchedPage): Promise<FetchedPage | undefined> {
+		const order = orderOf(first.responses);
+		if (order === 1) return first;
+		if (order !== -1 || first.total === undefined) return undefined;
+		const size = first.responses.length;
+		let total = first.total;
+		// Arrivals push the end on: a little slack, and once more with the count the answer gives.
+		for (let tries = 0; tries < 2 && this.budget.mayRead(); tries++) {
+			const last = await this.at(Math.max(1, total - size + Math.floor(size / 10)));
+			if (!last.hasMore && last.responses.length > 0 && inOrder(last.responses, -1)) return last;
+			if (last.total === undefined) return undefined;
+			total = last.total;
+		}
+		return undefined;
+	}
+
+	/**
+	 * Walks the list from `first` (the page at `offset`) to its end, or until `enough` says so,
+	 * handing each page to `take`. Each next page starts PAGE_OVERLAP responses before the end of
+	 * the last and must hold one of them, in the same version and in the list's order; if not,
+	 * responses moved under the walk and it begins again at `offset`.
+	 */
+	async walk(
+		first: FetchedPage,
+		offset: number,
+		take: (responses: FormResponse[]) => void,
+		enough = () => false,
+	): Promise<'whole' | 'cut' | 'notWhole'> {
+		let page = first;
+		let at = offset;
+		let passes = 1;
+		take(page.responses);
+		for (;;) {
+			if (!page.hasMore || enough()) return 'whole';
+			if (!this.budget.mayRead()) return 'cut';
+			const size = page.responses.length;
+			const step = size > 1 ? size - Math.min(PAGE_OVERLAP, size - 1) : 1;
+			const overlap = page.responses.slice(step);
+			const order = orderOf(page.responses);
+			const next = await this.at(at + step);
+			take(next.responses);
+			const met = next.responses.some((response) =>
+				overlap.some((seen) => sameVersion(seen, response)),
+			);
+			if (met && (order === 0 || inOrder(next.responses, order))) {
+				[page, at] = [next, at + step];
+				continue;
+			}
+			if (!this.budget.mayRead()) return 'cut';
+			if (++passes > WALK_PASSES) return 'notWhole';
+			[page, at] = [await this.at(offset), offset];
+			take(page.responses);
+		}
+	}
+}
+
+/** The submission time of a response in epoch ms; undefined when it has none the trigger can use. */
+export function submittedAtMs(response: FormResponse): number | undefined {
+	const at: unknown = response.submittedAt;
+	const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+	return Number.isNaN(ms) ? undefined : ms;
+}
+
+function sameVersion(a: FormResponse, b: FormResponse): boolean {
+	return a.id === b.id && a.submittedAt === b.submittedAt;
+}
+
+function datedTimes(responses: FormResponse[]): number[] {
+	return responses.map(submittedAtMs).filter((ms): ms is number => ms !== undefined);
+}
+
+export function newestMs(responses: FormResponse[]): number {
+	return Math.max(...datedTimes(responses), -Infinity);
+}
+
+/** 1: oldest first, -1: newest first, 0: the page does not show an order (or breaks it). */
+export function orderOf(responses: FormResponse[]): 1 | -1 | 0 {
+	const times = datedTimes(responses);
+	const first = times.find((ms) => ms !== times[0]);
+	if (first === undefined) return 0;
+	const order = first > times[0] ? 1 : -1;
+	return inOrder(responses, order) ? order : 0;
+}
+
+function inOrder(responses: FormResponse[], order: 1 | -1): boolean {
+	const times = datedTimes(responses);
+	return times.every((ms, i) => i === 0 || (ms - times[i - 1]) * order >= 0);
+}
