@@ -13,6 +13,7 @@ import { loadN8nBase } from './lib/n8nBase';
 import { verdictLine } from './lib/report';
 import { stopChildren } from './lib/spawn';
 import { exportPart } from './parts/export';
+import { exportSizePart } from './parts/exportSize';
 import { rateLimitPart } from './parts/rateLimit';
 import { returnAllPart } from './parts/returnAll';
 import { triggerPart } from './parts/trigger';
@@ -20,7 +21,7 @@ import { webhookPart } from './parts/webhook';
 
 const USAGE = `npm run bench -- [options]
   --quick              small sizes, one repeat: a fast check that everything runs (~3 min)
-  --only 1,2,3,4,5     run only these parts (1 Return All, 2 rate limit, 3 trigger, 4 export, 5 webhook)
+  --only 1,2,3,4,5,6   run only these parts (1 Return All, 2 rate limit, 3 trigger, 4 export, 5 webhook, 6 export size)
   --repeat N           repeats per measurement (default 3; --quick: 1)
   --sizes N,N          part 1: response counts (default 10000,100000,500000; --quick: 2000,20000)
   --diagnose           part 1: also our node with Output: Raw, and the bare loop with a new connection per request
@@ -47,7 +48,7 @@ function parseArgs(argv: string[]): Options {
 	const options: Options = {
 		quick: false,
 		diagnose: false,
-		parts: [1, 2, 3, 4, 5],
+		parts: [1, 2, 3, 4, 5, 6],
 		repeat: 0,
 		windowMs: 3000,
 		cpuProf: false,
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
 		[3, triggerPart],
 		[4, exportPart],
 		[5, webhookPart],
+		[6, exportSizePart],
 	];
 	const results: PartResult[] = [];
 	for (const [number, part] of parts) {

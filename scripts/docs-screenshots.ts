@@ -80,6 +80,11 @@ const SHOTS: Record<string, Shot> = {
 			await byId(page, 'output-panel').locator('[data-test-id="radio-button-table"]').click();
 		},
 	},
+	'webhook-trigger-test-event': {
+		file: 'webhook-trigger.png',
+		what: "the Webhook Trigger's panel: its URLs, the setup steps, a response received",
+		crop: panel,
+	},
 	'export-executed': {
 		file: 'node-panel.png',
 		what: "the node's panel: Export, executed, the file in the output",
