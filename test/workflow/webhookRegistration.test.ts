@@ -70,14 +70,14 @@ afterAll(async () => {
 const productionUrl = () => `${n8n.origin}/webhook/${WEBHOOK_ID}/formswtf`;
 const testUrl = () => `${n8n.origin}/webhook-test/${WEBHOOK_ID}/formswtf`;
 
-function triggerNode(parameters: IDataObject, typeVersion = 2): INode {
+function triggerNode(parameters: IDataObject, typeVersion = 2, webhookId = WEBHOOK_ID): INode {
 	return {
 		id: 'forms-wtf-webhook-trigger',
 		name: WEBHOOK_NODE_NAME,
 		type: WEBHOOK_TRIGGER_TYPE,
 		typeVersion,
 		position: [0, 0],
-		webhookId: WEBHOOK_ID,
+		webhookId,
 		parameters: parameters as INode['parameters'],
 		credentials: { formsWtfApi: { id: '1', name: 'Forms.wtf' } },
 	};
@@ -236,6 +236,20 @@ describe('Registration: Automatic', () => {
 		expect(narrowed.created).toBe(true);
 		expect((await webhooksAt(productionUrl())).map((w) => w.formId)).toEqual([rsvp.id]);
 		expect(registeredOf(narrowed.staticData).map((e) => e.formId)).toEqual([rsvp.id]);
+	});
+
+	test('two workflows on one form: each has its own webhook, and deactivating one leaves the other’s', async () => {
+		const bugs = await harness.control.form('bugs');
+		const first = triggerNode({ forms: [bugs.id] });
+		const second = triggerNode({ forms: [bugs.id] }, 2, '5b8f0c2d-1e4a-4d7b-9c36-8a2f7e1d0b95');
+		const one = await activate(first);
+		await activate(second);
+		const urls = () => harness.control.webhooks().then((list) => list.webhooks.map((w) => w.url));
+		expect((await urls()).sort()).toEqual(
+			[productionUrl(), productionUrl().replace(WEBHOOK_ID, second.webhookId!)].sort(),
+		);
+		await hook('delete', first, one.staticData);
+		expect(await urls()).toEqual([productionUrl().replace(WEBHOOK_ID, second.webhookId!)]);
 	});
 
 	test('"Listen for test event" adds a webhook at the Test URL and removes only that one after', async () => {
