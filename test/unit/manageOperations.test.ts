@@ -73,6 +73,17 @@ describe('Form → Update, Publish, Unpublish', () => {
 		expect(bad.error?.message).toBe('"Questions" must be a JSON list of questions');
 	});
 
+	test('Update with Questions left at its empty default is refused: it would remove every question', async () => {
+		const result = await run({
+			resource: 'form',
+			operation: 'update',
+			formId: formById('f9'),
+			updateFields: { questions: '[]' },
+		});
+		expect(result.error?.message).toBe('"Questions" must be a JSON list of questions');
+		expect(result.error?.description).toContain('would remove every question');
+	});
+
 	test.each([
 		['publish', true],
 		['unpublish', false],

@@ -44,5 +44,13 @@ export function parseQuestions(
 				'For example [{ "type": "SHORT_TEXT", "label": "Your name?", "required": true, "order": 0 }]. Form → Get shows a form’s questions in this shape.',
 			itemIndex,
 		});
+	// Left at its default, the field would remove every question of the form (and the column of
+	// every answer); a form needs at least one question to be answered anyway.
+	if (list.length === 0)
+		throw new NodeOperationError(this.getNode(), '"Questions" must be a JSON list of questions', {
+			description:
+				'It is empty, which would remove every question of the form. Give the questions the form should have, or remove Questions from Update Fields.',
+			itemIndex,
+		});
 	return list as IDataObject[];
 }

@@ -38,8 +38,8 @@ const properties: INodeProperties[] = [
 				type: 'json',
 				default: '[]',
 				description:
-					'The form’s questions, as a JSON list: each { "type", "label", "required", "order" } and, to keep an existing question, its "ID"',
-				hint: 'Replaces the whole list: a question left out is removed (with its answers’ column). Start from Form → Get to keep the ones you have.',
+					'The form’s questions, as a JSON list: each { "type", "label", "required", "order" } and, to keep an existing question, the ID that Form → Get shows for it',
+				hint: 'Replaces the whole list: a question left out is removed. Start from Form → Get to keep the ones you have.',
 			},
 			{
 				displayName: 'Title',
