@@ -6,8 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import * as account from './actions/account';
 import * as form from './actions/form';
 import * as response from './actions/response';
+import * as webhook from './actions/webhook';
 import { router } from './actions/router';
 import { listSearch } from './shared/methods';
 import type { TransportSettings } from './shared/transport';
@@ -20,7 +22,8 @@ export class FormsWtf implements INodeType {
 		group: ['input'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Read forms and responses of Forms.wtf, and export responses as files',
+		description:
+			'Read, create and change Forms.wtf forms, read and export their responses, manage their webhooks, and read the account',
 		defaults: { name: 'Forms.wtf' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -33,13 +36,17 @@ export class FormsWtf implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{ name: 'Account', value: 'account' },
 					{ name: 'Form', value: 'form' },
 					{ name: 'Response', value: 'response' },
+					{ name: 'Webhook', value: 'webhook' },
 				],
 				default: 'response',
 			},
+			...account.description,
 			...form.description,
 			...response.description,
+			...webhook.description,
 		],
 	};
 

@@ -7,9 +7,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { loadOptions } from './shared/methods';
 import { testWebhookSecret } from './webhook/credentialTest';
 import { webhookTriggerPanel, webhookTriggerProperties } from './webhook/description';
 import { receiveDelivery } from './webhook/receive';
+import { createRegistration, deleteRegistration, registrationExists } from './webhook/registration';
 
 export class FormsWtfWebhookTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,8 +19,11 @@ export class FormsWtfWebhookTrigger implements INodeType {
 		name: 'formsWtfWebhookTrigger',
 		icon: { light: 'file:formswtf.svg', dark: 'file:formswtf.dark.svg' },
 		group: ['trigger'],
-		version: 1,
-		subtitle: '={{ $parameter["authentication"] === "none" ? "Unsigned" : "Signed" }}',
+		// Version 2: Registration defaults to Automatic; workflows saved with version 1 keep Manual.
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle:
+			'={{ $parameter["registration"] === "automatic" ? "Registered automatically" : $parameter["authentication"] === "none" ? "Unsigned" : "Signed" }}',
 		description:
 			'Starts the workflow the moment Forms.wtf sends a response to its webhook (instant, but a delivery n8n misses is not sent again)',
 		defaults: { name: 'Forms.wtf Webhook Trigger' },
@@ -26,10 +31,15 @@ export class FormsWtfWebhookTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
+				name: 'formsWtfApi',
+				required: true,
+				displayOptions: { show: { registration: ['automatic'] } },
+			},
+			{
 				name: 'formsWtfWebhookApi',
 				required: true,
 				testedBy: 'formsWtfWebhookSecret',
-				displayOptions: { show: { authentication: ['signingSecret'] } },
+				displayOptions: { show: { registration: ['manual'], authentication: ['signingSecret'] } },
 			},
 		],
 		webhooks: [
@@ -48,24 +58,25 @@ export class FormsWtfWebhookTrigger implements INodeType {
 	};
 
 	/**
-	 * Forms.wtf has no API for webhooks: the user adds this node's URL in the form builder by
-	 * hand, so there is nothing for n8n to register on activation or remove on deactivation.
+	 * Registration Automatic adds the trigger's webhook to each chosen form, and removes it
+	 * (webhook/registration.ts). With Manual the user adds it by hand: nothing to register, and
+	 * what an earlier Automatic left is removed.
 	 */
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return true;
+				return await registrationExists.call(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return true;
+				return await createRegistration.call(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return true;
+				return await deleteRegistration.call(this);
 			},
 		},
 	};
 
-	methods = { credentialTest: { formsWtfWebhookSecret: testWebhookSecret } };
+	methods = { loadOptions, credentialTest: { formsWtfWebhookSecret: testWebhookSecret } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery(this);

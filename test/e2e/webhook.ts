@@ -8,6 +8,10 @@
  * - the example "webhook with polling catch-up", its Slack node stood in for: responses sent by
  *   webhook reach Slack at once, a response whose delivery was lost arrives through the polling
  *   trigger within a minute, and no response reaches Slack twice.
+ * - Registration Automatic: a workflow activated through n8n's REST API leaves exactly one
+ *   webhook at its Production URL in the local API, a submission starts it once, deactivating it
+ *   removes the webhook; activating it while the webhooks endpoint answers 404 fails with the
+ *   documented message.
  * One n8n start per version; the catch-up's minute is waited for while the other checks run.
  */
 import { createHmac } from 'crypto';
@@ -15,7 +19,7 @@ import { appendFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';
-import { N8nInstance } from './n8nInstance';
+import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import { Sink } from './sink';
 import { exampleWithStandIns } from './standIns';
@@ -28,6 +32,10 @@ const HOOK_ID = '6f0b2c1e-9a4d-4e83-b5c7-2d8e1f0a3b94';
 const EXAMPLE_FILE = 'webhook-with-polling-catch-up.json';
 const EXAMPLE_WORKFLOW_ID = 'fwtfE2eHookEx001';
 const EXAMPLE_HOOK_ID = '0d7a3e5b-1c9f-4b26-8e4a-7f2c6d1b9e03';
+const AUTO_WORKFLOW_ID = 'fwtfE2eAutoHook1';
+const AUTO_HOOK_ID = '9c2e7b41-5d0a-4f3e-8b16-3a7d9e0c5f28';
+/** What activation must say when the API has no webhooks endpoint (docs/webhook-trigger.md). */
+const NO_WEBHOOKS_API = 'No webhooks API here (404';
 /** The catch-up: n8n polls on each minute, then the execution. */
 const CATCH_UP_WAIT_MS = 100_000;
 
@@ -73,6 +81,163 @@ function hookWorkflow(sinkUrl: string): IDataObject {
 			'Forms.wtf Webhook Trigger': { main: [[{ node: 'Deliver', type: 'main', index: 0 }]] },
 		},
 	};
+}
+
+/** Webhook Trigger (version 2, Registration Automatic) on one form → sink /auto; inactive. */
+function automaticWorkflow(formId: string, sinkUrl: string): IDataObject {
+	return {
+		id: AUTO_WORKFLOW_ID,
+		name: 'Forms.wtf e2e: webhook trigger, registered automatically',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'auto-trigger',
+				name: 'Forms.wtf Webhook Trigger',
+				type: `${PACKAGE}.formsWtfWebhookTrigger`,
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: AUTO_HOOK_ID,
+				parameters: { registration: 'automatic', forms: [formId], output: 'simplified' },
+				credentials: { formsWtfApi: CRED_TEAM },
+			},
+			{
+				id: 'auto-sink',
+				name: 'Deliver',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [300, 0],
+				parameters: {
+					method: 'POST',
+					url: `${sinkUrl}/auto`,
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify($json) }}',
+					options: {},
+				},
+			},
+		],
+		connections: {
+			'Forms.wtf Webhook Trigger': { main: [[{ node: 'Deliver', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** The editor's REST API as the owner (set up here: the instance is fresh). */
+async function ownerRest(port: number) {
+	const base = `http://127.0.0.1:${port}/rest`;
+	const setup = await fetch(`${base}/owner/setup`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify(OWNER),
+	});
+	if (!setup.ok) throw new Error(`owner setup failed: ${setup.status} ${await setup.text()}`);
+	const cookie = setup.headers.get('set-cookie')?.split(';')[0] ?? '';
+	return async (method: string, path: string, body?: unknown) => {
+		const response = await fetch(`${base}${path}`, {
+			method,
+			headers: { 'Content-Type': 'application/json', cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		return { status: response.status, text: await response.text() };
+	};
+}
+
+/**
+ * Activates or deactivates a workflow as the editor does: n8n 1.x PATCHes `active`, 2.x
+ * publishes and unpublishes (activation then runs in the background: its outcome is read from
+ * the publication status). Returns every answer's text, where an activation's error shows.
+ */
+async function setActive(
+	rest: Awaited<ReturnType<typeof ownerRest>>,
+	major: number,
+	id: string,
+	active: boolean,
+): Promise<string> {
+	const read = await rest('GET', `/workflows/${id}`);
+	const versionId = (JSON.parse(read.text) as { data?: { versionId?: string } }).data?.versionId;
+	if (major < 2) {
+		const patched = await rest('PATCH', `/workflows/${id}`, { active, versionId });
+		return patched.text;
+	}
+	const changed = await rest('POST', `/workflows/${id}/${active ? 'activate' : 'deactivate'}`, {
+		versionId,
+	});
+	if (!active) return changed.text;
+	let status = '';
+	await waitUntil(
+		async () => {
+			status = (await rest('GET', `/workflows/${id}/publication-status`)).text;
+			return !/pending|in_progress|queued/i.test(status);
+		},
+		30_000,
+		'the publication to end',
+	).catch(() => undefined);
+	return `${changed.text} ${status}`;
+}
+
+/**
+ * Registration Automatic in a running n8n: activation adds exactly one webhook at the
+ * Production URL, a submission starts the workflow once, deactivation removes it, and a 404 of
+ * the webhooks endpoint fails activation with the documented message.
+ */
+async function automaticRegistration(
+	args: { harness: RunningHarness; sink: Sink; version: string; port: number; formId: string },
+	rest: Awaited<ReturnType<typeof ownerRest>>,
+): Promise<void> {
+	const { harness, sink, version, port, formId } = args;
+	const major = Number(version.split('.')[0]);
+	const url = productionUrl(port, AUTO_HOOK_ID);
+	const ours = async () =>
+		(await harness.control.webhooks()).webhooks.filter(
+			(webhook) => webhook.formId === formId && webhook.url === url,
+		);
+	const activated = await setActive(rest, major, AUTO_WORKFLOW_ID, true);
+	await waitUntil(async () => (await ours()).length > 0, 60_000, 'the webhook added').catch(
+		() => undefined,
+	);
+	const added = await ours();
+	check(
+		`${version}: Registration Automatic: activating adds exactly one webhook, at the Production URL`,
+		added.length === 1 && added[0].source === 'api' && added[0].signed,
+		`${JSON.stringify(added)}; ${activated.slice(0, 300)}`,
+	);
+	const response = await harness.control.submitResponse(formId);
+	await sink.waitFor('/auto', 1, 20_000).catch((error: Error) => log(error.message));
+	await sleep(2_000);
+	const started = bodies(sink, '/auto');
+	check(
+		`${version}: Registration Automatic: a submission starts the workflow once`,
+		started.length === 1 && started[0].id === response.id,
+		`${started.length} executions`,
+	);
+	await setActive(rest, major, AUTO_WORKFLOW_ID, false);
+	await waitUntil(async () => (await ours()).length === 0, 30_000, 'the webhook removed').catch(
+		() => undefined,
+	);
+	check(
+		`${version}: Registration Automatic: deactivating removes the webhook`,
+		(await ours()).length === 0,
+		JSON.stringify(await ours()),
+	);
+
+	await harness.control.injectFault({
+		kind: 'status',
+		status: 404,
+		pathIncludes: `/forms/${formId}/webhooks`,
+		times: 50,
+	});
+	// The fault stays on this form's webhooks path alone (other suites may share the harness).
+	const refused = await setActive(rest, major, AUTO_WORKFLOW_ID, true);
+	check(
+		`${version}: Registration Automatic: a 404 from the webhooks endpoint fails activation with the documented message`,
+		refused.includes(NO_WEBHOOKS_API) &&
+			refused.includes('choose Registration: Manual and add it in Forms.wtf') &&
+			(await ours()).length === 0,
+		refused.slice(0, 400),
+	);
+	await setActive(rest, major, AUTO_WORKFLOW_ID, false);
 }
 
 /** The example as users import it, pointed at the local form, credentials and sink. */
@@ -137,6 +302,8 @@ export async function webhookSuite(
 		const feedback = await harness.control.form('feedback');
 		await instance.importJson('workflow', hookWorkflow(sinkUrl));
 		await instance.importJson('workflow', exampleWorkflow(feedback.id, sinkUrl));
+		const rsvp = await harness.control.form('rsvp');
+		await instance.importJson('workflow', automaticWorkflow(rsvp.id, sinkUrl));
 		await instance.activate(HOOK_WORKFLOW_ID);
 		await instance.activate(EXAMPLE_WORKFLOW_ID);
 		await harness.control.clearWebhooks();
@@ -163,6 +330,7 @@ export async function webhookSuite(
 			'the catch-up trigger’s activation poll',
 		);
 		log(`n8n is up and both workflows active after ${Math.round((Date.now() - started) / 1000)} s`);
+		const rest = await ownerRest(port);
 
 		// The example: a response whose delivery is lost (no webhook yet), then two sent at once.
 		const [lost] = await harness.control.submitResponses(feedback.id, [{}]);
@@ -268,6 +436,12 @@ export async function webhookSuite(
 			`${version}: a signed body that is not JSON, or not a delivery, is answered 400 and starts nothing`,
 			notJson.status === 400 && notDelivery.status === 400 && sink.on('/webhook').length === 4,
 			`${notJson.status} ${notJson.text.slice(0, 120)}; ${notDelivery.status}`,
+		);
+
+		// While the catch-up's minute runs.
+		await automaticRegistration({ harness, sink, version, port, formId: rsvp.id }, rest).catch(
+			(error: Error) =>
+				check(`${version}: Registration Automatic`, false, error.stack ?? String(error)),
 		);
 
 		// The catch-up: the lost response comes through the next poll, which sees the other two

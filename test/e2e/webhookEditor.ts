@@ -1,6 +1,7 @@
 /**
  * The Webhook Trigger in n8n's editor (called from the editor suite's walk, editor.ts): added
- * from the node creator, its secret saved in its own credential, the test URL in its panel, and
+ * from the node creator (version 2: Registration Automatic, with the API credential), switched to
+ * Registration Manual, its secret saved in its own credential, the test URL in its panel, and
  * "Listen for test event" receiving a response the local API sends to the test URL, signed.
  */
 import type { Page } from 'playwright-core';
@@ -31,6 +32,20 @@ export async function listenForWebhookTestEvent(
 	const addToWorkflow = byId('node-creator').getByRole('button', { name: 'Add to workflow' });
 	await parameters.or(credentialModal).or(addToWorkflow).first().waitFor();
 	if (await addToWorkflow.isVisible()) await addToWorkflow.click();
+
+	// A new node is version 2, Registration Automatic, which asks for the API credential: n8n
+	// picks the walk's existing one, or opens its dialog, closed here. This walk checks Manual.
+	await credentialModal.waitFor({ timeout: 3_000 }).catch(() => undefined);
+	if (await credentialModal.getByTestId('parameter-input-apiKey').isVisible())
+		await credentialModal.locator('.el-dialog__headerbtn, .el-dialog__close').first().click();
+	await parameters.waitFor();
+	await byId('parameter-input-registration').click();
+	await page
+		.getByRole('option')
+		.filter({ visible: true })
+		.filter({ has: page.getByText('Manual', { exact: true }) })
+		.first()
+		.click();
 
 	// The credential: a password field for the secret; n8n's Save runs the node's local test.
 	const opened = await credentialModal.waitFor({ timeout: 5_000 }).then(

@@ -227,14 +227,20 @@ describe('error table', () => {
 		expect((await apiGet(ctx.h, `/forms/${encoded}`)).status).toBe(200);
 	});
 
-	test('405: non-GET methods on API paths', async () => {
-		const r = await fetch(`${ctx.h.baseUrl}/forms`, {
-			method: 'POST',
-			headers: { Authorization: `Bearer ${ctx.h.keys.team}` },
-		});
-		expect(r.status).toBe(405);
-		expect(r.headers.get('allow')).toBe('GET');
-		errorOf(await r.text());
+	test('405: a method the route does not answer, with the methods it does in Allow', async () => {
+		const send = (method: string, path: string) =>
+			fetch(`${ctx.h.baseUrl}${path}`, {
+				method,
+				headers: { Authorization: `Bearer ${ctx.h.keys.team}` },
+			});
+		const onResponses = await send('POST', `/forms/${fixture('feedback').id}/responses`);
+		expect(onResponses.status).toBe(405);
+		expect(onResponses.headers.get('allow')).toBe('GET');
+		errorOf(await onResponses.text());
+		const patch = await send('PATCH', '/forms');
+		expect(patch.status).toBe(405);
+		expect(patch.headers.get('allow')).toBe('GET, POST, PUT, DELETE');
+		errorOf(await patch.text());
 	});
 
 	test('500: via fault injection', async () => {

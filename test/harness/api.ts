@@ -1,10 +1,12 @@
 /**
- * The forms.wtf API under /api/v1, as the contract describes it. The checks run in this
- * order, each answering with the contract's status and a JSON `{ "error" }` body:
- *   method (405) → Authorization (401) → rate limit (429) → plan below Team (403)
- *   → route (404) → form of another account or unknown (404) → query (400) → merkle plan (403).
+ * The forms.wtf API under /api/v1, as the contract describes it, and the management endpoints
+ * of the service notes (manage.ts). The checks run in this order, each answering with the
+ * contract's status and a JSON `{ "error" }` body:
+ *   method other than GET/POST/PUT/DELETE (405) → Authorization (401) → rate limit (429)
+ *   → plan below Team (403) → route (404) → method of the route (405) → form of another
+ *   account or unknown (404) → query or body (400) → plan of the feature (403).
  */
-import type { ServerResponse } from 'http';
+import type { IncomingMessage, ServerResponse } from 'http';
 import { Readable, pipeline } from 'stream';
 import { ByteWriter } from './byteWriter';
 import { toSummary, type HarnessForm } from './data';
@@ -17,7 +19,16 @@ import {
 	type ExportFormat,
 } from './exports';
 import { sendBody, sendError, sendJson, type RequestTarget } from './http';
+import { HarnessInputError } from './errors';
 import { authenticate, planAtLeast } from './keys';
+import {
+	createForm,
+	deleteForm,
+	deleteWebhook,
+	formWebhooks,
+	sendAccount,
+	updateForm,
+} from './manage';
 import { retryAfterSeconds } from './rateLimit';
 import type { HarnessState } from './state';
 import type { Plan } from './types';
@@ -33,21 +44,37 @@ const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 const DIGITS = /^[0-9]+$/;
 
+/** Each route of the API and the methods it answers; any other method gets 405 with Allow. */
+const ROUTE_METHODS: Array<{ route: RegExp; methods: string[] }> = [
+	{ route: /^account$/, methods: ['GET'] },
+	{ route: /^forms$/, methods: ['GET', 'POST'] },
+	{ route: /^forms\/[^/]+$/, methods: ['GET', 'PUT', 'DELETE'] },
+	{ route: /^forms\/[^/]+\/(responses|export)$/, methods: ['GET'] },
+	{ route: /^forms\/[^/]+\/webhooks$/, methods: ['GET', 'POST'] },
+	{ route: /^forms\/[^/]+\/webhooks\/[^/]+$/, methods: ['DELETE'] },
+];
+const KNOWN_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
+
+/** The methods a route (segments after /api/v1) answers; null for an unknown route. */
+function methodsOf(route: string[]): string[] | null {
+	// Segments are matched one by one: an encoded "/" inside an id never makes another route.
+	if (route.some((segment) => segment === '' || segment.includes('/'))) return null;
+	return ROUTE_METHODS.find((entry) => entry.route.test(route.join('/')))?.methods ?? null;
+}
+
 export function handleApi(
 	state: HarnessState,
-	method: string,
-	authorization: string | undefined,
+	req: IncomingMessage,
 	target: RequestTarget,
 	res: ServerResponse,
 	outcome: ApiOutcome,
 ): void {
-	if (method !== 'GET') {
-		sendError(res, 405, `Method ${method} not allowed; the API is read-only (GET)`, {
-			Allow: 'GET',
-		});
+	const method = req.method ?? 'GET';
+	if (!KNOWN_METHODS.includes(method)) {
+		sendError(res, 405, `Method ${method} not allowed`, { Allow: KNOWN_METHODS.join(', ') });
 		return;
 	}
-	const auth = authenticate(authorization);
+	const auth = authenticate(req.headers.authorization);
 	if (!auth.ok) {
 		sendError(res, 401, auth.message);
 		return;
@@ -81,29 +108,56 @@ export function handleApi(
 
 	// segments start after the leading slash: ['api', 'v1', 'forms', …]
 	const route = target.segments === null ? null : target.segments.slice(2);
-	if (route === null || route[0] !== 'forms' || route.length > 3) {
+	const methods = route === null ? null : methodsOf(route);
+	if (route === null || methods === null) {
 		sendError(res, 404, 'Not found');
 		return;
 	}
-	if (route.length === 1) {
-		listForms(state, res);
+	if (!methods.includes(method)) {
+		sendError(res, 405, `Method ${method} not allowed here`, { Allow: methods.join(', ') });
 		return;
+	}
+	routeRequest(state, { method, route, plan: auth.plan, req, query: target.query }, res).catch(
+		(error: unknown) => {
+			if (res.headersSent) return;
+			if (error instanceof HarnessInputError) sendError(res, error.status, error.message);
+			else sendError(res, 500, `Harness error: ${(error as Error).message}`);
+		},
+	);
+}
+
+interface ApiCall {
+	method: string;
+	/** Segments after /api/v1, already matched against ROUTE_METHODS. */
+	route: string[];
+	plan: Plan;
+	req: IncomingMessage;
+	query: URLSearchParams;
+}
+
+async function routeRequest(
+	state: HarnessState,
+	call: ApiCall,
+	res: ServerResponse,
+): Promise<void> {
+	const { method, route, plan, req } = call;
+	if (route[0] === 'account') return sendAccount(state, plan, res);
+	if (route.length === 1) {
+		if (method === 'POST') return await createForm(state, req, res);
+		return listForms(state, res);
 	}
 	const form = state.dataset.byId.get(route[1]);
 	// A form of another account is reported exactly like a form that does not exist.
-	if (form === undefined || form.owner !== 'demo') {
-		sendError(res, 404, 'Form not found');
-		return;
-	}
+	if (form === undefined || form.owner !== 'demo') return sendError(res, 404, 'Form not found');
 	if (route.length === 2) {
-		sendJson(res, 200, form.detail);
-	} else if (route[2] === 'responses') {
-		listResponses(state, form, target.query, res);
-	} else if (route[2] === 'export') {
-		exportResponses(state, form, auth.plan, target.query, res);
-	} else {
-		sendError(res, 404, 'Not found');
+		if (method === 'PUT') return await updateForm(state, form, plan, req, res);
+		if (method === 'DELETE') return deleteForm(state, form, res);
+		return sendJson(res, 200, form.detail);
 	}
+	if (route[2] === 'responses') return listResponses(state, form, call.query, res);
+	if (route[2] === 'export') return exportResponses(state, form, plan, call.query, res);
+	if (route.length === 3) return await formWebhooks(state, form, plan, method, req, res);
+	deleteWebhook(state, form, plan, route[3], res);
 }
 
 function listForms(state: HarnessState, res: ServerResponse): void {

@@ -370,10 +370,14 @@ describe('settings, clock and reset', () => {
 			rateLimit: { requests: 5, windowMs: 1000 },
 			clockOffsetMs: 0,
 			pageSizeCap: false,
+			answerShape: 'envelope',
+			webhookUrls: 'any',
 		});
 		expect(await ctx.h.control.getSettings()).toEqual(settings);
 		for (const patch of [
 			{ responseOrder: 'random' },
+			{ answerShape: 'wrapped' },
+			{ webhookUrls: 'http' },
 			{ rateLimit: { requests: 0, windowMs: 10 } },
 			{ clockOffsetMs: 'soon' },
 			{ verbose: true },

@@ -164,7 +164,7 @@ export async function handleControl(
 				const spec = parseWebhookSpec(await readJsonBody(req));
 				if (!state.dataset.byId.has(spec.formId))
 					return sendError(res, 404, `no form with id ${spec.formId}`);
-				return sendJson(res, 201, { webhook: state.webhooks.add(spec) });
+				return sendJson(res, 201, { webhook: state.webhooks.add(spec, 'control', state.nowMs()) });
 			}
 			if (method === 'DELETE') {
 				state.webhooks.clear();

@@ -1,4 +1,11 @@
-/** A mistake in a control-API request or harness option; answered with 400 and the message. */
+/** A mistake in a control-API request, an API request body or a harness option; answered with its status (400 unless given) and the message. */
 export class HarnessInputError extends Error {
 	override name = 'HarnessInputError';
+
+	constructor(
+		message: string,
+		readonly status = 400,
+	) {
+		super(message);
+	}
 }

@@ -4,7 +4,7 @@
  * service would, so a fault never consumes rate-limit quota.
  */
 import { HarnessInputError } from './errors';
-import type { FaultKind, FaultSpec, PendingFault } from './types';
+import type { FaultKind, FaultSpec, FaultStatus, PendingFault } from './types';
 
 export class FaultQueue {
 	private faults: PendingFault[] = [];
@@ -44,7 +44,7 @@ export class FaultQueue {
 	}
 }
 
-const FAULT_STATUSES = new Set([429, 500, 502, 503]);
+const FAULT_STATUSES = new Set([400, 403, 404, 405, 429, 500, 502, 503]);
 
 /** `times` and `pathIncludes`, which every fault and hook takes: which requests it acts on. */
 export function parseMatch(o: Record<string, unknown>): { times?: number; pathIncludes?: string } {
@@ -71,10 +71,10 @@ export function parseFaultSpec(input: unknown): FaultSpec {
 	switch (o.kind) {
 		case 'status': {
 			if (typeof o.status !== 'number' || !FAULT_STATUSES.has(o.status))
-				throw new HarnessInputError('status must be 429, 500, 502 or 503');
+				throw new HarnessInputError('status must be 400, 403, 404, 405, 429, 500, 502 or 503');
 			const fault: FaultSpec = {
 				kind: 'status',
-				status: o.status as 429 | 500 | 502 | 503,
+				status: o.status as FaultStatus,
 				...common,
 			};
 			if (o.retryAfterSeconds !== undefined) {

@@ -17,6 +17,10 @@ import type { FaultKind, RequestLogEntry } from './types';
 const MALFORMED_BODY = '{"responses":[{"id":"c0000000broken","walletAddress":"0x';
 
 const FAULT_MESSAGES: Record<number, string> = {
+	400: 'Bad request',
+	403: "Your plan doesn't include this feature",
+	404: 'Not found',
+	405: 'Method not allowed',
 	429: 'Rate limit exceeded',
 	500: 'Internal server error',
 	502: 'Bad gateway',
@@ -90,7 +94,7 @@ async function serveApi(
 	const segments = target.segments;
 	const answer = (): void => {
 		if (segments !== null && segments[0] === 'api' && segments[1] === 'v1') {
-			handleApi(state, method, req.headers.authorization, target, res, outcome);
+			handleApi(state, req, target, res, outcome);
 		} else {
 			sendError(res, 404, 'Not found');
 		}

@@ -20,6 +20,8 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
 	retryAfterHeader: false,
 	clockOffsetMs: 0,
 	pageSizeCap: false,
+	answerShape: 'envelope',
+	webhookUrls: 'any',
 };
 
 /** Validates a (partial) settings object from options, CLI or the control API. */
@@ -60,6 +62,16 @@ export function parseSettingsPatch(input: unknown): Partial<HarnessSettings> {
 			throw new HarnessInputError('pageSizeCap must be false or an integer >= 1');
 		}
 		patch.pageSizeCap = o.pageSizeCap;
+	}
+	if (o.answerShape !== undefined) {
+		if (o.answerShape !== 'envelope' && o.answerShape !== 'bare')
+			throw new HarnessInputError('answerShape must be "envelope" or "bare"');
+		patch.answerShape = o.answerShape;
+	}
+	if (o.webhookUrls !== undefined) {
+		if (o.webhookUrls !== 'any' && o.webhookUrls !== 'https')
+			throw new HarnessInputError('webhookUrls must be "any" or "https"');
+		patch.webhookUrls = o.webhookUrls;
 	}
 	if (o.rateLimit !== undefined) {
 		try {

@@ -83,6 +83,8 @@ export type FormSummary = {
 export type FormDetail = {
 	id: string;
 	title: string;
+	/** Only on forms given one through the API (`POST /forms`, `PUT /forms/:id`). */
+	description?: string | null;
 	slug: string;
 	published: boolean;
 	questions: Question[];
@@ -137,6 +139,18 @@ export interface HarnessSettings {
 	 * is a maximum); `false`: serve `limit`.
 	 */
 	pageSizeCap: number | false;
+	/**
+	 * How the management endpoints (webhooks, forms, account) wrap what they send, which the
+	 * service's pages do not show: `envelope` (`{ "webhooks": [...] }`, `{ "webhook": {...} }`,
+	 * a delete answered 200 `{ "success": true }`) or `bare` (the array or object itself, a
+	 * delete answered 204 without a body).
+	 */
+	answerShape: 'envelope' | 'bare';
+	/**
+	 * Which webhook URLs `POST /forms/:id/webhooks` accepts: `any` http(s) URL (tests run on
+	 * 127.0.0.1), or only `https` ones, as the live service asks (400 otherwise).
+	 */
+	webhookUrls: 'any' | 'https';
 }
 
 export interface HarnessOptions extends Partial<HarnessSettings> {
@@ -204,6 +218,9 @@ export interface ResponseUpdate {
 	answers?: Answer[];
 }
 
+/** 429 and 5xx as a proxy sends them; 400/403/404/405 as a service that refuses a call. */
+export type FaultStatus = 400 | 403 | 404 | 405 | 429 | 500 | 502 | 503;
+
 export type FaultKind =
 	/**
 	 * Answer with this status and a JSON `{ error }` body; Retry-After only when retryAfterSeconds
@@ -212,7 +229,7 @@ export type FaultKind =
 	 */
 	| {
 			kind: 'status';
-			status: 429 | 500 | 502 | 503;
+			status: FaultStatus;
 			retryAfterSeconds?: number;
 			retryAfterDateOffsetMs?: number;
 			message?: string;

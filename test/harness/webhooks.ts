@@ -32,15 +32,24 @@ export interface WebhookSpec {
 	secret?: string;
 	/** Default `integrations`. */
 	format?: WebhookFormat;
+	/** Default true; a disabled webhook sends nothing. */
+	enabled?: boolean;
 }
 
 export interface HarnessWebhook {
 	id: number;
+	/** The id the API shows for it (`GET /forms/:id/webhooks`) and deletes it by. */
+	apiId: string;
 	formId: string;
 	url: string;
 	/** Whether it signs; the secret itself is never listed. */
 	signed: boolean;
 	format: WebhookFormat;
+	enabled: boolean;
+	/** Service clock, ISO. */
+	createdAt: string;
+	/** Who made it: the control API (a test, standing for the form builder) or the API. */
+	source: 'control' | 'api';
 }
 
 export interface WebhookDelivery {
@@ -104,7 +113,7 @@ export function webhookRequest(
 export function parseWebhookSpec(input: unknown): WebhookSpec {
 	if (typeof input !== 'object' || input === null || Array.isArray(input))
 		throw new HarnessInputError('a webhook must be a JSON object');
-	const { formId, url, secret, format, ...rest } = input as Record<string, unknown>;
+	const { formId, url, secret, format, enabled, ...rest } = input as Record<string, unknown>;
 	const unknown = Object.keys(rest);
 	if (unknown.length) throw new HarnessInputError(`unknown webhook field ${unknown[0]}`);
 	if (typeof formId !== 'string' || formId === '')
@@ -115,8 +124,11 @@ export function parseWebhookSpec(input: unknown): WebhookSpec {
 		throw new HarnessInputError('secret must be a string');
 	if (format !== undefined && !WEBHOOK_FORMATS.includes(format as WebhookFormat))
 		throw new HarnessInputError(`format must be one of ${WEBHOOK_FORMATS.join(', ')}`);
+	if (enabled !== undefined && typeof enabled !== 'boolean')
+		throw new HarnessInputError('enabled must be a boolean');
 	const spec: WebhookSpec = { formId, url, format: (format as WebhookFormat) ?? 'integrations' };
 	if (secret !== undefined) spec.secret = secret;
+	if (enabled !== undefined) spec.enabled = enabled;
 	return spec;
 }
 
@@ -126,13 +138,22 @@ export class WebhookSender {
 	private readonly inFlight = new Set<AbortController>();
 	private nextId = 1;
 
-	add(spec: WebhookSpec): HarnessWebhook {
+	add(
+		spec: WebhookSpec,
+		source: HarnessWebhook['source'] = 'control',
+		nowMs: number = Date.now(),
+	): HarnessWebhook {
+		const id = this.nextId++;
 		const webhook = {
-			id: this.nextId++,
+			id,
+			apiId: `wh_${String(id).padStart(6, '0')}`,
 			formId: spec.formId,
 			url: spec.url,
 			signed: spec.secret !== undefined && spec.secret !== '',
 			format: spec.format ?? 'integrations',
+			enabled: spec.enabled ?? true,
+			createdAt: new Date(nowMs).toISOString(),
+			source,
 			secret: spec.secret,
 		};
 		this.webhooks.push(webhook);
@@ -141,6 +162,19 @@ export class WebhookSender {
 
 	list(): HarnessWebhook[] {
 		return this.webhooks.map((webhook) => this.describe(webhook));
+	}
+
+	/** Removes the webhook of this form with this API id; false if the form has none such. */
+	remove(formId: string, apiId: string): boolean {
+		const index = this.webhooks.findIndex((w) => w.formId === formId && w.apiId === apiId);
+		if (index < 0) return false;
+		this.webhooks.splice(index, 1);
+		return true;
+	}
+
+	/** Removes every webhook of a form (the form was deleted). */
+	removeForm(formId: string): void {
+		this.webhooks = this.webhooks.filter((webhook) => webhook.formId !== formId);
 	}
 
 	deliveryLog(): WebhookDelivery[] {
@@ -157,7 +191,8 @@ export class WebhookSender {
 
 	/** Sends each new response to each webhook of its form, without waiting for the answers. */
 	submitted(form: HarnessForm, responses: FormResponse[]): void {
-		for (const webhook of this.webhooks.filter((candidate) => candidate.formId === form.id))
+		const sending = this.webhooks.filter((hook) => hook.formId === form.id && hook.enabled);
+		for (const webhook of sending)
 			for (const response of responses) void this.send(webhook, form, response);
 	}
 

@@ -5,9 +5,11 @@ import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { explainedForTool } from '../shared/helpers/tool';
 import { asNodeError } from '../shared/transport/errors';
+import * as account from './account';
 import * as form from './form';
 import type { FormsWtfType } from './node.type';
 import * as response from './response';
+import * as webhook from './webhook';
 
 type Operation = (
 	this: IExecuteFunctions,
@@ -16,8 +18,18 @@ type Operation = (
 ) => Promise<INodeExecutionData[]>;
 
 const operations: { [R in FormsWtfType['resource']]: Record<string, { execute: Operation }> } = {
-	form: { getAll: form.getAll, get: form.get },
+	account: { get: account.get },
+	form: {
+		getAll: form.getAll,
+		get: form.get,
+		create: form.create,
+		update: form.update,
+		publish: form.publish,
+		unpublish: form.unpublish,
+		delete: form.delete,
+	},
 	response: { getAll: response.getAll, export: response.export },
+	webhook: { getAll: webhook.getAll, create: webhook.create, delete: webhook.delete },
 };
 
 /**

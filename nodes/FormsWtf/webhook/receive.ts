@@ -11,8 +11,12 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { formatResponse, type OutputMode } from '../shared/helpers/output';
 import type { FormResponse } from '../shared/transport/types';
+import { parseFormIds } from './formIds';
 import { parseDelivery, responseWithForm } from './payload';
+import { registeredWebhooks, registrationOf, watchedForms } from './registration';
 import { checkSignature } from './signature';
+
+export { parseFormIds };
 
 export const WEBHOOK_CREDENTIAL = 'formsWtfWebhookApi';
 
@@ -23,32 +27,24 @@ export const WEBHOOK_CREDENTIAL = 'formsWtfWebhookApi';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface WebhookSettings {
+	/** Automatic: the node made the webhooks, and verifies with the secrets it gave them. */
+	automatic: boolean;
 	verify: boolean;
 	outputMode: OutputMode;
 	/** Empty: every form. */
 	formIds: string[];
 }
 
-/**
- * What people put between IDs they paste: spaces and line breaks, commas, semicolons, pipes,
- * the quotes and brackets of a copied list, full-width commas, and the invisible zero-width
- * characters (which `\s` does not cover). A form ID has none of these.
- */
-const FORM_ID_SEPARATORS = /[\s,;|"'`[\](){}\u200b-\u200d\u2060\ufeff\uff0c\uff1b\u3001]+/;
-
-/** "a, b c", "a;b", '["a", "b"]' or ["a", "b"]: the IDs, without separators or empties. */
-export function parseFormIds(value: unknown): string[] {
-	const entries: unknown[] = Array.isArray(value) ? value : [value ?? ''];
-	return entries
-		.flatMap((entry) => String(entry).split(FORM_ID_SEPARATORS))
-		.filter((part) => part !== '');
-}
-
 export function readSettings(context: IWebhookFunctions): WebhookSettings {
+	const outputMode =
+		context.getNodeParameter('output', 'simplified') === 'raw' ? 'raw' : 'simplified';
+	if (registrationOf(context) === 'automatic')
+		return { automatic: true, verify: true, outputMode, formIds: watchedForms(context) };
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	return {
+		automatic: false,
 		verify: context.getNodeParameter('authentication', 'signingSecret') !== 'none',
-		outputMode: context.getNodeParameter('output', 'simplified') === 'raw' ? 'raw' : 'simplified',
+		outputMode,
 		formIds: parseFormIds(options.formIds),
 	};
 }
@@ -81,11 +77,40 @@ async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | { error: 
 	return Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
 }
 
+/** What a refused signature is told: [Registration: Manual, Registration: Automatic]. */
+const SIGNATURE_ERRORS: Record<'missing' | 'mismatch', [string, string]> = {
+	missing: [
+		'No signature: the request has neither an X-Webhook-Signature nor an X-Forms-Signature header. Give the webhook in Forms.wtf the secret of this node’s credential.',
+		'No signature: the request has neither an X-Webhook-Signature nor an X-Forms-Signature header. Only the webhooks this trigger added in Forms.wtf are accepted.',
+	],
+	mismatch: [
+		'The signature does not match: the webhook’s secret in Forms.wtf differs from this node’s credential, or the body was changed on the way.',
+		'The signature does not match any webhook this trigger added in Forms.wtf. Deactivate and activate the workflow to add it again.',
+	],
+};
+
 async function secretOf(context: IWebhookFunctions): Promise<string> {
 	// getCredentials throws when the node has none set: answered as a missing secret below.
 	if (context.getNode().credentials?.[WEBHOOK_CREDENTIAL] === undefined) return '';
 	const credential = await context.getCredentials<{ secret?: unknown }>(WEBHOOK_CREDENTIAL);
 	return typeof credential.secret === 'string' ? credential.secret : '';
+}
+
+/**
+ * A delivery to a webhook the node made is signed with one of the secrets it gave them (a form
+ * each, and the Test URL's while listening); the first that matches is the one.
+ */
+function checkRegisteredSignature(
+	context: IWebhookFunctions,
+	rawBody: Buffer,
+): ReturnType<typeof checkSignature> {
+	const secrets = registeredWebhooks(context).map((entry) => entry.secret);
+	if (secrets.length === 0) return checkSignature(rawBody, context.getHeaderData(), '');
+	for (const secret of secrets) {
+		const check = checkSignature(rawBody, context.getHeaderData(), secret);
+		if (check !== 'mismatch') return check;
+	}
+	return 'mismatch';
 }
 
 export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -102,17 +127,12 @@ export async function receiveDelivery(context: IWebhookFunctions): Promise<IWebh
 		});
 
 	if (settings.verify) {
-		const secret = await secretOf(context);
-		const check = checkSignature(rawBody, context.getHeaderData(), secret);
-		if (check === 'missing')
+		const check = settings.automatic
+			? checkRegisteredSignature(context, rawBody)
+			: checkSignature(rawBody, context.getHeaderData(), await secretOf(context));
+		if (check !== 'valid')
 			return answerOnly(context, 401, {
-				error:
-					'No signature: the request has neither an X-Webhook-Signature nor an X-Forms-Signature header. Give the webhook in Forms.wtf the secret of this node’s credential.',
-			});
-		if (check === 'mismatch')
-			return answerOnly(context, 401, {
-				error:
-					'The signature does not match: the webhook’s secret in Forms.wtf differs from this node’s credential, or the body was changed on the way.',
+				error: SIGNATURE_ERRORS[check][settings.automatic ? 1 : 0],
 			});
 	}
 

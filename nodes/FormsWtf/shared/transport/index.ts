@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	IHookFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
@@ -31,12 +32,19 @@ import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitBudgetMs, rateLimitDelay
 const CREDENTIAL_TYPE = 'formsWtfApi';
 
 /** Every n8n context our nodes make requests from. */
-export type FormsWtfContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+export type FormsWtfContext =
+	IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions | IHookFunctions;
+
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface ApiRequest extends RequestContext {
+	/** GET unless given. A POST is never sent twice once it may have arrived (see sendWithRetries). */
+	method?: ApiMethod;
 	/** Path segments below the base URL; each is URL-encoded, so user input never changes the path. */
 	path: string[];
 	qs?: IDataObject;
+	/** Sent as JSON. */
+	body?: IDataObject;
 	/** Aborted when the response is no longer wanted: the request and its retries stop. */
 	signal?: AbortSignal;
 	/**
@@ -141,7 +149,11 @@ export class FormsWtfClient {
 			);
 			let parsed: unknown;
 			try {
-				parsed = JSON.parse(response.body);
+				// A change the service confirms with 204, or 200 and nothing, has no body to read.
+				parsed =
+					request.method !== undefined && request.method !== 'GET' && response.body.trim() === ''
+						? {}
+						: JSON.parse(response.body);
 			} catch {
 				throw errorForMalformedBody(
 					this.context.getNode(),
@@ -492,7 +504,7 @@ export function isSinglePathSegment(segment: string): boolean {
 }
 
 /**
- * Sends one GET, retrying what is worth retrying: 429 (honouring Retry-After, never sooner than
+ * Sends one request (a GET unless the request says otherwise), retrying what is worth retrying: 429 (honouring Retry-After, never sooner than
  * the policy's minDelayMs, bounded in count and in total time), 5xx and dropped connections (a
  * few times, with backoff). 400, 401, 403 and 404 are never retried: the same request would
  * fail the same way. With a deadline, no wait is started that would end after it.
@@ -519,8 +531,9 @@ async function sendWithRetries<B>(
 	const { deadlineMs } = request;
 	// Always a stream: a JSON body is decoded as it arrives (see readText), a file is passed on.
 	const firstUrl = buildUrl(baseUrl, request.path);
+	const method = request.method ?? 'GET';
 	const options: IHttpRequestOptions = {
-		method: 'GET',
+		method,
 		url: firstUrl,
 		qs: request.qs,
 		encoding: 'stream',
@@ -530,6 +543,13 @@ async function sendWithRetries<B>(
 		disableFollowRedirect: true,
 		headers: { Accept: accept },
 	};
+	if (request.body !== undefined) {
+		options.body = JSON.stringify(request.body);
+		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
+	}
+	// A POST that may have reached the service (it answered 5xx, or the connection dropped after
+	// it was sent) may have made what it asked for: sent again, it would make a second one.
+	const mayResend = (code?: string) => method !== 'POST' || code === 'ECONNREFUSED';
 	if (request.signal) options.abortSignal = request.signal;
 	const redirects = startRedirects(firstUrl, baseUrl, request.followsFileLinks === true);
 
@@ -579,7 +599,11 @@ async function sendWithRetries<B>(
 			if (deadlineMs !== undefined && isTimeoutCode(code) && Date.now() >= deadlineMs) {
 				throw errorForDeadline(node, { kind: 'connection', code }, request, attempts);
 			}
-			if (isRetryableConnectionCode(code) && serverErrors < policy.maxServerErrorRetries) {
+			if (
+				isRetryableConnectionCode(code) &&
+				mayResend(code) &&
+				serverErrors < policy.maxServerErrorRetries
+			) {
 				await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'connection', code });
 				continue;
 			}
@@ -618,7 +642,7 @@ async function sendWithRetries<B>(
 				await waitOrGiveUp(waitMs, { kind: 'rateLimit', askedMs: waitMs });
 				continue;
 			}
-		} else if (status >= 500 && serverErrors < policy.maxServerErrorRetries) {
+		} else if (status >= 500 && mayResend() && serverErrors < policy.maxServerErrorRetries) {
 			discardBody(response.body);
 			await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'serverError', status });
 			continue;

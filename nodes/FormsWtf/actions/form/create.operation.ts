@@ -1,0 +1,66 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { timeoutOption } from '../../shared/descriptions';
+import { getTimeoutMs } from '../../shared/helpers/parameters';
+import type { FormsWtfClient } from '../../shared/transport';
+import { createForm } from '../../shared/transport/formChanges';
+import { explainMissingCall } from '../../shared/transport/refusals';
+import { requiredText } from './changes';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Title',
+		name: 'title',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Community Feedback Survey',
+		description: 'The form’s title, 1 to 200 characters',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Description',
+				name: 'description',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				description: 'Shown under the title, up to 1000 characters',
+			},
+			timeoutOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['form'], operation: ['create'] } },
+	properties,
+);
+
+/** Create Form: a new, empty, unpublished form; add questions with Update. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
+	const title = requiredText.call(this, 'title', 'Title', itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as { description?: string };
+	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+	const form = await createForm(
+		client,
+		{ title, ...(options.description ? { description: options.description } : {}) },
+		{ itemIndex, timeoutMs },
+	).catch((error: unknown) => {
+		throw explainMissingCall(this.getNode(), error, 'creating forms', {
+			aboutAForm: false,
+			itemIndex,
+		});
+	});
+	return [{ json: form, pairedItem: { item: itemIndex } }];
+}

@@ -1,0 +1,77 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { formIdLocator, timeoutOption } from '../../shared/descriptions';
+import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import type { FormsWtfClient } from '../../shared/transport';
+import { explainMissingCall } from '../../shared/transport/refusals';
+import { createWebhook } from '../../shared/transport/webhooks';
+import { requiredText } from '../form/changes';
+
+const properties: INodeProperties[] = [
+	formIdLocator,
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. https://hooks.example.com/forms',
+		description:
+			'Where Forms.wtf sends each new response (a POST). The live service calls only public https addresses.',
+	},
+	{
+		displayName: 'Secret',
+		name: 'secret',
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		description:
+			'Forms.wtf signs each delivery with it (HMAC-SHA256 of the body), so the receiver can check it came from Forms.wtf. Empty: unsigned.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Enabled',
+				name: 'enabled',
+				type: 'boolean',
+				default: true,
+				description: 'Whether the webhook sends deliveries from now on',
+			},
+			timeoutOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['create'] } },
+	properties,
+);
+
+/** Create Webhook: Forms.wtf POSTs each later submission of the form to the URL. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: FormsWtfClient,
+): Promise<INodeExecutionData[]> {
+	const formId = getFormId.call(this, itemIndex);
+	// Forms.wtf checks the address itself and says what is wrong with it (400).
+	const url = requiredText.call(this, 'url', 'URL', itemIndex);
+	const secret = String(this.getNodeParameter('secret', itemIndex, ''));
+	const options = this.getNodeParameter('options', itemIndex, {}) as { enabled?: boolean };
+	const timeoutMs = getTimeoutMs.call(this, itemIndex);
+	const webhook = await createWebhook(
+		client,
+		formId,
+		{ url, ...(secret !== '' ? { secret } : {}), enabled: options.enabled ?? true },
+		{ itemIndex, timeoutMs },
+	).catch((error: unknown) => {
+		throw explainMissingCall(this.getNode(), error, 'webhooks', { aboutAForm: true, itemIndex });
+	});
+	return [{ json: webhook, pairedItem: { item: itemIndex } }];
+}
