@@ -232,40 +232,73 @@ describe('paging: reads that prove themselves', () => {
 	const at = (id: string, submittedAt: string): FormResponse =>
 		({ id, submittedAt }) as FormResponse;
 
-	it('an oldest-first list proves its oldest end with its first page', async () => {
-		const server = source(() => minutes(300, 1), 100);
+	const taken = () => {
+		const ids = new Set<string>();
+		return { ids, take: (rs: FormResponse[]) => rs.forEach((r) => ids.add(r.id)) };
+	};
+	const ms = (r: FormResponse) => Date.parse(r.submittedAt);
+
+	it('an oldest-first list proves what lies before the newest of its first pages', async () => {
+		const list = minutes(300, 1);
+		const server = source(() => list, 100);
 		const pages = new FormPages(server, 'f');
-		const first = await pages.at(0);
-		expect(await pages.oldestEnd(first)).toBe(first);
+		const { ids, take } = taken();
+		const proven = await pages.provenBefore(await pages.at(0), take, () => true);
+		expect(proven).toEqual({ beforeMs: ms(list[99]), wholeList: false });
 		expect(server.asked).toEqual([0]);
+		expect(ids.size).toBe(100);
 	});
 
-	it('a newest-first list proves its oldest end with the last page, asked a tenth of a page early', async () => {
-		const server = source(() => minutes(300, -1), 100);
+	it('an oldest-first list is walked on until what it proves is enough', async () => {
+		const list = minutes(300, 1);
+		const server = source(() => list, 100);
 		const pages = new FormPages(server, 'f');
-		const end = await pages.oldestEnd(await pages.at(0));
-		expect(server.asked).toEqual([0, 210]);
-		expect(end?.responses.map((r) => r.id)).toEqual(
-			minutes(300, -1)
-				.slice(210)
-				.map((r) => r.id),
+		const proven = await pages.provenBefore(
+			await pages.at(0),
+			() => undefined,
+			(t) => t > ms(list[150]),
 		);
+		expect(server.asked).toEqual([0, 95]);
+		expect(proven?.beforeMs).toBe(ms(list[194]));
 	});
 
-	it('arrivals past the slack: the last page is asked again at the count the answer gives', async () => {
-		let list = minutes(300, -1);
-		const server = source(() => {
-			if (server.asked.length === 2)
-				list = [
-					...minutes(20, -1).map((r) => at(`new${r.id}`, '2026-02-01T00:00:00.000Z')),
-					...list,
-				];
-			return list;
-		}, 100);
+	it('a newest-first list proves its oldest end with its last page, asked a tenth of a page early', async () => {
+		const list = minutes(300, -1);
+		const server = source(() => list, 100);
 		const pages = new FormPages(server, 'f');
-		const end = await pages.oldestEnd(await pages.at(0));
-		expect(server.asked).toEqual([0, 210, 230]);
-		expect(end?.hasMore).toBe(false);
+		const { ids, take } = taken();
+		const proven = await pages.provenBefore(await pages.at(0), take, () => true);
+		expect(server.asked).toEqual([0, 210]);
+		expect(proven?.beforeMs).toBe(ms(list[210]));
+		expect(list.slice(210).every((r) => ids.has(r.id))).toBe(true);
+	});
+
+	it('a newest-first list whose last page is one millisecond reads the last pages until they prove more', async () => {
+		const burst = Array.from({ length: 150 }, (_, i) => at(`b${i}`, '2025-12-31T00:00:00.000Z'));
+		const list = [...minutes(300, -1), ...burst];
+		const server = source(() => list, 100);
+		const pages = new FormPages(server, 'f');
+		const burstMs = ms(burst[0]);
+		const proven = await pages.provenBefore(
+			await pages.at(0),
+			() => undefined,
+			(t) => t > burstMs,
+		);
+		expect(proven?.beforeMs).toBeGreaterThan(burstMs);
+		expect(server.asked[1]).toBe(450 - 90);
+	});
+
+	it('a first page of one millisecond: the last response tells the order', async () => {
+		const burst = Array.from({ length: 150 }, (_, i) => at(`b${i}`, '2025-12-31T00:00:00.000Z'));
+		const server = source(() => [...burst, ...minutes(300, 1)], 100);
+		const pages = new FormPages(server, 'f');
+		const proven = await pages.provenBefore(
+			await pages.at(0),
+			() => undefined,
+			(t) => t > ms(burst[0]),
+		);
+		expect(server.asked.slice(0, 2)).toEqual([0, 449]);
+		expect(proven?.beforeMs).toBeGreaterThan(ms(burst[0]));
 	});
 
 	it('a page that shows no order proves nothing', async () => {
@@ -274,7 +307,13 @@ describe('paging: reads that prove themselves', () => {
 		);
 		const server = source(() => shuffled, 100);
 		const pages = new FormPages(server, 'f');
-		expect(await pages.oldestEnd(await pages.at(0))).toBeUndefined();
+		expect(
+			await pages.provenBefore(
+				await pages.at(0),
+				() => undefined,
+				() => true,
+			),
+		).toBeUndefined();
 	});
 
 	it('a walk whose pages meet their overlap reads the whole list once', async () => {

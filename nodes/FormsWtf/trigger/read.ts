@@ -15,7 +15,6 @@ import {
 	FormPages,
 	getResponsesPage,
 	MAX_PAGE_SIZE,
-	newestMs,
 	submittedAtMs,
 } from '../shared/transport/paging';
 import type { PageSource } from '../shared/transport/paging';
@@ -132,24 +131,28 @@ class WindowRead {
 		this.seen = { ...cursor.seen };
 	}
 
-	/** True when proven whole; 'notWhole' walks throw NOT_WHOLE. */
+	/** True when proven whole; a walk that cannot be proven throws NOT_WHOLE. */
 	async read(): Promise<boolean> {
+		const take = (responses: FormResponse[]) => this.take(responses);
 		for (;;) {
 			if (!this.budget.mayRead()) return false;
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
 			const first = await pages.at(0);
 			this.startedAtMs ??= pages.startedAtMs;
-			const end = first.hasMore ? await pages.oldestEnd(first) : first;
-			if (end) this.take(end.responses);
-			if (!first.hasMore) return true;
-			// The end proves everything before its newest millisecond; the look-back window stays.
+			if (!first.hasMore) {
+				this.take(first.responses);
+				return true;
+			}
+			// What the oldest end proves moves `since` past it; the look-back window stays.
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
-			const bound = end ? Math.min(newestMs(end.responses) - 1, lookBackFromMs) : -Infinity;
-			if (bound > this.sinceMs) {
-				this.sinceMs = bound;
+			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
+			const proven = await pages.provenBefore(first, take, (ms) => bound(ms) > this.sinceMs);
+			if (proven?.wholeList) return true;
+			if (proven && bound(proven.beforeMs) > this.sinceMs) {
+				this.sinceMs = bound(proven.beforeMs);
 				continue;
 			}
-			const walked = await pages.walk(first, 0, (responses) => this.take(responses));
+			const walked = await pages.walk(first, 0, take);
 			if (walked === 'notWhole') throw NOT_WHOLE;
 			return walked === 'whole';
 		}

@@ -291,6 +291,10 @@ const WALK_PASSES = 3;
 export class FormPages {
 	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
 	startedAtMs?: number;
+	/** The last walk's pass: its first page, the newest time it read, and its last page. */
+	private passFirst?: FetchedPage;
+	private passNewestMs = -Infinity;
+	private lastPage?: FetchedPage;
 
 	constructor(
 		readonly budget: PageSource,
@@ -306,23 +310,54 @@ export class FormPages {
 	}
 
 	/**
-	 * The page that holds the oldest responses of the list, proven by the answer itself; undefined
-	 * when the first page shows no order, or the last page kept moving.
+	 * Reads from the oldest end of the list until everything submitted before some time is read,
+	 * proven by the answers, and `enough` accepts that time. Oldest first: a walk from offset 0,
+	 * whose pages are the oldest. Newest first: the last pages, from `total − span` to the end,
+	 * whose own `hasMore: false` proves they are the last; the span doubles until it is enough.
+	 * Undefined when no page shows the order (or `total` is missing on a newest-first list).
 	 */
-	async oldestEnd(first: FetchedPage): Promise<FetchedPage | undefined> {
-		const order = orderOf(first.responses);
-		if (order === 1) return first;
+	async provenBefore(
+		first: FetchedPage,
+		take: (responses: FormResponse[]) => void,
+		enough: (ms: number) => boolean,
+	): Promise<{ beforeMs: number; wholeList: boolean } | undefined> {
+		const order = orderOf(first.responses) || (await this.orderByLast(first));
+		if (order === 1) {
+			const walked = await this.walk(first, 0, take, () => enough(this.passNewestMs));
+			if (walked === 'notWhole') return undefined;
+			return {
+				beforeMs: this.passNewestMs,
+				wholeList: walked === 'whole' && !this.lastPage?.hasMore,
+			};
+		}
 		if (order !== -1 || first.total === undefined) return undefined;
 		const size = first.responses.length;
-		let total = first.total;
-		// Arrivals push the end on: a little slack, and once more with the count the answer gives.
-		for (let tries = 0; tries < 2 && this.budget.mayRead(); tries++) {
-			const last = await this.at(Math.max(1, total - size + Math.floor(size / 10)));
-			if (!last.hasMore && last.responses.length > 0 && inOrder(last.responses, -1)) return last;
-			if (last.total === undefined) return undefined;
-			total = last.total;
+		// Arrivals push the end on: a tenth of a page of slack.
+		for (let span = size - Math.floor(size / 10); first.total - span > 0; span *= 2) {
+			if (!this.budget.mayRead()) return undefined;
+			const offset = first.total - span;
+			const walked = await this.walk(await this.at(offset), offset, take);
+			const newest = this.passFirst && submittedAtMs(this.passFirst.responses[0]);
+			if (
+				walked !== 'whole' ||
+				newest === undefined ||
+				!inOrder(this.passFirst?.responses ?? [], -1)
+			)
+				return undefined;
+			if (enough(newest)) return { beforeMs: newest, wholeList: false };
 		}
 		return undefined;
+	}
+
+	/** A first page of one millisecond shows no order: the list's last response tells it. */
+	private async orderByLast(first: FetchedPage): Promise<1 | -1 | 0> {
+		const times = new Set(first.responses.map(submittedAtMs).filter((ms) => ms !== undefined));
+		if (times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
+		const [firstMs] = [...times] as number[];
+		const lastMs = submittedAtMs(
+			(await this.at(first.total - 1, 1)).responses[0] ?? ({} as FormResponse),
+		);
+		return lastMs === undefined || lastMs === firstMs ? 0 : lastMs > firstMs ? 1 : -1;
 	}
 
 	/**
@@ -340,8 +375,13 @@ export class FormPages {
 		let page = first;
 		let at = offset;
 		let passes = 1;
-		take(page.responses);
+		const begin = (start: FetchedPage) => {
+			[this.passFirst, this.passNewestMs] = [start, newestMs(start.responses)];
+			take(start.responses);
+		};
+		begin(page);
 		for (;;) {
+			this.lastPage = page;
 			if (!page.hasMore || enough()) return 'whole';
 			if (!this.budget.mayRead()) return 'cut';
 			const size = page.responses.length;
@@ -350,6 +390,7 @@ export class FormPages {
 			const order = orderOf(page.responses);
 			const next = await this.at(at + step);
 			take(next.responses);
+			this.passNewestMs = Math.max(this.passNewestMs, newestMs(next.responses));
 			const met = next.responses.some((response) =>
 				overlap.some((seen) => sameVersion(seen, response)),
 			);
@@ -360,7 +401,7 @@ export class FormPages {
 			if (!this.budget.mayRead()) return 'cut';
 			if (++passes > WALK_PASSES) return 'notWhole';
 			[page, at] = [await this.at(offset), offset];
-			take(page.responses);
+			begin(page);
 		}
 	}
 }
