@@ -28,8 +28,9 @@ export interface FuzzOptions {
 
 export interface FuzzResult {
 	failed: boolean;
-	/** Schedules run, shrinking included. */
+	/** Schedules run, shrinking included; and how many of them were within the assumptions. */
 	schedulesRun: number;
+	withinAssumptions: number;
 	ms: number;
 	report: string;
 	counterexample?: Schedule;
@@ -93,6 +94,7 @@ export async function fuzz(
 ): Promise<FuzzResult> {
 	const started = Date.now();
 	let schedulesRun = 0;
+	let withinAssumptions = 0;
 	const relevant = (violations: Violation[]) =>
 		properties === undefined
 			? violations
@@ -100,6 +102,7 @@ export async function fuzz(
 	const property = fc.asyncProperty(scheduleArbitrary, async (schedule) => {
 		schedulesRun++;
 		const trace = await traceOf(schedule);
+		if (trace.schedule.assumptions === 'within') withinAssumptions++;
 		const violations = relevant(check(trace));
 		options.onRun?.(trace, violations);
 		return violations.length === 0;
@@ -123,8 +126,9 @@ export async function fuzz(
 		return {
 			failed: false,
 			schedulesRun,
+			withinAssumptions,
 			ms,
-			report: `${name}: ${details.numRuns} schedules passed in ${ms} ms${note}`,
+			report: `${name}: ${details.numRuns} schedules passed in ${ms} ms (${withinAssumptions} within the assumptions, every property; ${schedulesRun - withinAssumptions} beyond, never twice and never silent)${note}`,
 		};
 	}
 	const [counterexample] = details.counterexample;
@@ -142,7 +146,7 @@ export async function fuzz(
 		'polls:',
 		formatPolls(trace),
 	].join('\n');
-	return { failed: true, schedulesRun, ms, report, counterexample, violations };
+	return { failed: true, schedulesRun, withinAssumptions, ms, report, counterexample, violations };
 }
 
 /** One line per poll of a trace: when, what it asked, what it emitted. */
