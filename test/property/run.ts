@@ -329,9 +329,9 @@ export class Driver {
 
 	/**
 	 * The server made healthy, then plain polls until `quiet` polls in a row emit nothing, report
-	 * nothing and get no page that says more follow (a read under way, seen from outside); or
-	 * until SILENT_FINAL_POLLS emit and report nothing (a window of more than a page, read again
-	 * on every poll, is not a read under way for ever).
+	 * nothing and have no read under way, seen from outside: no page says more follow, or the
+	 * poll asked exactly what the one before asked (a window of more than a page read again on
+	 * every poll is not a read under way); or until SILENT_FINAL_POLLS emit and report nothing.
 	 */
 	async drain(): Promise<number> {
 		this.step = -1;
@@ -340,11 +340,16 @@ export class Driver {
 		let quietPolls = 0;
 		let silentPolls = 0;
 		let polls = 0;
+		let asked = '';
 		while (quietPolls < quiet && silentPolls < SILENT_FINAL_POLLS && polls < MAX_FINAL_POLLS) {
 			const record = await this.poll({ final: true });
 			polls++;
 			const silent = record.emitted.length === 0 && record.errors.length === 0;
-			const readUnderWay = record.requests.some((r) => r.hasMore === true);
+			const askedBefore = asked;
+			asked = JSON.stringify(
+				record.requests.map((r) => [r.path, r.since, r.offset, r.ids?.length, r.hasMore]),
+			);
+			const readUnderWay = record.requests.some((r) => r.hasMore === true) && asked !== askedBefore;
 			silentPolls = silent ? silentPolls + 1 : 0;
 			quietPolls = silent && !readUnderWay ? quietPolls + 1 : 0;
 		}

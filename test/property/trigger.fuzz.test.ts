@@ -13,7 +13,7 @@ import type { PropertyId } from './oracle';
 import { PROPERTIES } from './oracle';
 
 /** Schedules per property in `npm test`; the same schedules for every property (one seed). */
-const CI_RUNS = 300;
+const CI_RUNS = 200;
 /** Generation plus shrinking per property, at most; the best shrunk schedule so far is reported. */
 const TIME_LIMIT_MS = Number(process.env.FORMSWTF_FUZZ_TIME_LIMIT_MS ?? 6_000);
 

@@ -134,8 +134,9 @@ export interface RequestRecord {
 	denied: boolean;
 	/** The ids of a page of responses served. */
 	ids?: string[];
-	/** A page of responses: the `since` it was asked with, and whether it said more follow. */
+	/** A page of responses: the `since` and `offset` it was asked with, and whether it said more follow. */
 	since?: string;
+	offset?: number;
 	hasMore?: boolean;
 }
 
@@ -443,6 +444,7 @@ export class SimServer {
 		}
 		record.ids = (page.responses as IDataObject[]).map((r) => r.id as string);
 		if (qs.since !== undefined) record.since = String(qs.since);
+		if (qs.offset !== undefined) record.offset = Number(qs.offset);
 		record.hasMore = page.hasMore === true;
 		return this.reply(atMs, 200, page);
 	};
