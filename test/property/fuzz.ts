@@ -11,7 +11,8 @@ import { check, formatViolations, PROPERTIES } from './oracle';
 import type { Trace } from './run';
 import { runSchedule } from './run';
 import type { Schedule } from './schedule';
-import { formatSchedule, schedule as scheduleArbitrary } from './schedule';
+import type { Assumptions } from './schedule';
+import { formatSchedule, schedulesDrawn } from './schedule';
 
 export const DEFAULT_SEED = 19_019;
 
@@ -22,6 +23,8 @@ export interface FuzzOptions {
 	path?: string;
 	/** Stops generating (and shrinking) after this long; the best counterexample so far is reported. */
 	timeLimitMs?: number;
+	/** Draw schedules within the assumptions only, or beyond them only (undefined: both). */
+	assumptions?: Assumptions;
 	/** Called after each schedule ran (the long run prints progress). */
 	onRun?: (trace: Trace, violations: Violation[]) => void;
 }
@@ -84,7 +87,10 @@ export function fuzzOptionsFromEnv(defaultRuns: number): FuzzOptions {
 	if (!Number.isInteger(runs) || runs < 1)
 		throw new Error('FORMSWTF_FUZZ_RUNS must be a whole number, 1 or more');
 	if (!Number.isInteger(seed)) throw new Error('FORMSWTF_FUZZ_SEED must be an integer');
-	return { runs, seed, path };
+	const assumptions = process.env.FORMSWTF_FUZZ_ASSUMPTIONS || undefined;
+	if (assumptions !== undefined && assumptions !== 'within' && assumptions !== 'beyond')
+		throw new Error('FORMSWTF_FUZZ_ASSUMPTIONS must be within or beyond');
+	return { runs, seed, path, ...(assumptions && { assumptions }) };
 }
 
 /** Checks one property (or all, `properties` undefined) over `runs` generated schedules. */
@@ -99,7 +105,7 @@ export async function fuzz(
 		properties === undefined
 			? violations
 			: violations.filter((v) => properties.includes(v.property));
-	const property = fc.asyncProperty(scheduleArbitrary, async (schedule) => {
+	const property = fc.asyncProperty(schedulesDrawn(options.assumptions), async (schedule) => {
 		schedulesRun++;
 		const trace = await traceOf(schedule);
 		if (trace.schedule.assumptions === 'within') withinAssumptions++;

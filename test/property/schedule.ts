@@ -461,6 +461,11 @@ export const schedule: fc.Arbitrary<Schedule> = fc.oneof(
 	{ arbitrary: scheduleOf('beyond'), weight: 1 },
 );
 
+/** Schedules drawn within the assumptions only, or beyond them only (undefined: both). */
+export function schedulesDrawn(assumptions?: Assumptions): fc.Arbitrary<Schedule> {
+	return assumptions === undefined ? schedule : scheduleOf(assumptions);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Readable form
 
