@@ -179,9 +179,10 @@ export function check(trace: Trace): Violation[] {
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
-		// the others may then need another window, and another poll (docs/trigger-promise.md):
-		// the first poll it is denied in (of those whose state n8n kept) may hold the others back,
-		// no later one (the same poll without the denial starts from a state it has left by then).
+		// the others may then take another poll (a failing form may hold the others back for no
+		// more than 5 polls): the first poll it is denied in (of those whose state n8n kept) may
+		// hold them back, no later one (the same poll without the denial starts from a state it
+		// has left by then).
 		// The choice is over at the first poll that emits a response of a form still in it: a form
 		// that left it emits its new responses while the others are still chosen ("its new
 		// responses still come").
