@@ -33,7 +33,7 @@ export const PROPERTIES = {
 	P4c: "P4c with Selected Forms and All Forms, one form's failure never fails n8n's activation poll (that would keep the trigger inactive)",
 	P5: 'P5 a poll does not wait out a Retry-After longer than its budget',
 	P6: 'P6 with Selected Forms, a selected form the service does not have is reported by its ID',
-	P7a: 'P7a the newest N: no existing response older than the newest N over the forms in the choice is emitted, nor one of a form that left it',
+	P7a: 'P7a the newest N: no existing response older than the newest N over the forms in the choice is emitted (a form that left the choice may count or not), nor one of a form out of the selection',
 	P7b: 'P7b the newest N: the newest N existing responses of the forms that stayed in the choice are emitted',
 	P7c: "P7c the newest N: no more than N existing responses are emitted (one that may count either way may take a chosen one's place, not add to them)",
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
