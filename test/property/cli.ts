@@ -4,6 +4,8 @@
  * schedules per second on stderr. FORMSWTF_FUZZ_PROPERTY=P2b (comma-separated ids) checks only
  * those properties, so that shrinking stays on one promise. A failure is shrunk and printed
  * with its seed and path (replay: the same variables plus FORMSWTF_FUZZ_PATH); exit code 1.
+ * FORMSWTF_FUZZ_ASSUMPTIONS=within (or beyond) draws only schedules within the promise's
+ * assumptions (or only beyond them); by default two within for one beyond.
  */
 import '../runner';
 
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
 	let runs = 0;
 	let lastReport = started;
 	process.stderr.write(
-		`fuzzing ${properties?.join(', ') ?? 'every property'}: ${options.runs} schedules from seed ${options.seed}\n`,
+		`fuzzing ${properties?.join(', ') ?? 'every property'}: ${options.runs} schedules${options.assumptions ? ` ${options.assumptions} the assumptions` : ''} from seed ${options.seed}\n`,
 	);
 	const result = await fuzz(properties, {
 		...options,

@@ -11,7 +11,8 @@ import { check, formatViolations, PROPERTIES } from './oracle';
 import type { Trace } from './run';
 import { runSchedule } from './run';
 import type { Schedule } from './schedule';
-import { formatSchedule, schedule as scheduleArbitrary } from './schedule';
+import type { Assumptions } from './schedule';
+import { formatSchedule, schedulesDrawn } from './schedule';
 
 export const DEFAULT_SEED = 19_019;
 
@@ -22,14 +23,17 @@ export interface FuzzOptions {
 	path?: string;
 	/** Stops generating (and shrinking) after this long; the best counterexample so far is reported. */
 	timeLimitMs?: number;
+	/** Draw schedules within the assumptions only, or beyond them only (undefined: both). */
+	assumptions?: Assumptions;
 	/** Called after each schedule ran (the long run prints progress). */
 	onRun?: (trace: Trace, violations: Violation[]) => void;
 }
 
 export interface FuzzResult {
 	failed: boolean;
-	/** Schedules run, shrinking included. */
+	/** Schedules run, shrinking included; and how many of them were within the assumptions. */
 	schedulesRun: number;
+	withinAssumptions: number;
 	ms: number;
 	report: string;
 	counterexample?: Schedule;
@@ -83,7 +87,10 @@ export function fuzzOptionsFromEnv(defaultRuns: number): FuzzOptions {
 	if (!Number.isInteger(runs) || runs < 1)
 		throw new Error('FORMSWTF_FUZZ_RUNS must be a whole number, 1 or more');
 	if (!Number.isInteger(seed)) throw new Error('FORMSWTF_FUZZ_SEED must be an integer');
-	return { runs, seed, path };
+	const assumptions = process.env.FORMSWTF_FUZZ_ASSUMPTIONS || undefined;
+	if (assumptions !== undefined && assumptions !== 'within' && assumptions !== 'beyond')
+		throw new Error('FORMSWTF_FUZZ_ASSUMPTIONS must be within or beyond');
+	return { runs, seed, path, ...(assumptions && { assumptions }) };
 }
 
 /** Checks one property (or all, `properties` undefined) over `runs` generated schedules. */
@@ -93,13 +100,15 @@ export async function fuzz(
 ): Promise<FuzzResult> {
 	const started = Date.now();
 	let schedulesRun = 0;
+	let withinAssumptions = 0;
 	const relevant = (violations: Violation[]) =>
 		properties === undefined
 			? violations
 			: violations.filter((v) => properties.includes(v.property));
-	const property = fc.asyncProperty(scheduleArbitrary, async (schedule) => {
+	const property = fc.asyncProperty(schedulesDrawn(options.assumptions), async (schedule) => {
 		schedulesRun++;
 		const trace = await traceOf(schedule);
+		if (trace.schedule.assumptions === 'within') withinAssumptions++;
 		const violations = relevant(check(trace));
 		options.onRun?.(trace, violations);
 		return violations.length === 0;
@@ -123,8 +132,9 @@ export async function fuzz(
 		return {
 			failed: false,
 			schedulesRun,
+			withinAssumptions,
 			ms,
-			report: `${name}: ${details.numRuns} schedules passed in ${ms} ms${note}`,
+			report: `${name}: ${details.numRuns} schedules passed in ${ms} ms (${withinAssumptions} within the assumptions, every property; ${schedulesRun - withinAssumptions} beyond, never twice and never silent)${note}`,
 		};
 	}
 	const [counterexample] = details.counterexample;
@@ -142,7 +152,7 @@ export async function fuzz(
 		'polls:',
 		formatPolls(trace),
 	].join('\n');
-	return { failed: true, schedulesRun, ms, report, counterexample, violations };
+	return { failed: true, schedulesRun, withinAssumptions, ms, report, counterexample, violations };
 }
 
 /** One line per poll of a trace: when, what it asked, what it emitted. */

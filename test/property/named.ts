@@ -2,15 +2,14 @@
  * What the named schedules share: a simulated service and the fuzzer's driver set up from a few
  * settings, and the end of every story (drain the backlog, then the oracle's full check).
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import type { SimServer } from '../sim/server';
 import { SimServer as Server } from '../sim/server';
 import { useVirtualWaits } from '../sim/session';
 import { check, formatViolations } from './oracle';
 import type { Emitted } from './run';
 import { Driver, REQUEST_MS, startMs } from './run';
-import type { FuzzSettings } from './schedule';
+import type { Assumptions, FuzzSettings } from './schedule';
+import { assumptionsOf } from './schedule';
 
 export const MINUTE = 60_000;
 
@@ -42,6 +41,7 @@ export function serverFor(settings: FuzzSettings): SimServer {
 			pageCap: settings.pageCap,
 			totalAbsent: settings.totalAbsent,
 			requestMs: settings.requestMs ?? REQUEST_MS,
+			...(settings.dateAbsent && { dateAbsent: true }),
 		},
 		startMs(settings),
 		settings.formCount,
@@ -61,97 +61,6 @@ export function setUp(
 	const settings = settingsWith(patch);
 	undoWaits = useVirtualWaits(server);
 	return { server, driver: new Driver(server, settings) };
-}
-
-/**
- * Fuzz seed 92003's service, before the activation poll: One Form, look-back 1 min, newest first,
- * pages of 7; r0001..r0004 one second apart up to the moment (09:00:00). The next 3 pages are of
- * one response and r0004 is deleted before the 4th request: the activation's read takes the
- * boundary after its second page of one on trust and skips r0003.
- */
-export function trustedSkipAtActivation(): { server: SimServer; driver: Driver } {
-	const { server, driver } = setUp({
-		lookBackMinutes: 1,
-		order: 'newestFirst',
-		pageCap: 7,
-		requestMs: 1,
-		startOffsetMs: 0,
-	});
-	server.seed(0, 4, 0, 1_000);
-	server.arm(4, { kind: 'delete', form: 0, pick: 11 });
-	server.inject({ kind: 'shortPage', size: 1 }, 3);
-	return { server, driver };
-}
-
-/**
- * Fuzz seed 91007's service, before the activation poll: All Forms of 2, the newest 1, look-back
- * 0, pages of 7 at 100 ms; form0 holds 7 responses and a burst of 16 in the moment's millisecond,
- * form1 4 and a burst of 14.
- */
-export function newestOneOfTwoBursts(patch: Partial<FuzzSettings> = {}): {
-	server: SimServer;
-	driver: Driver;
-} {
-	const { server, driver } = setUp({
-		watch: 'allForms',
-		formCount: 2,
-		version: 1,
-		lookBackMinutes: 0,
-		pageCap: 7,
-		requestMs: 100,
-		startOffsetMs: 0,
-		newestCount: 1,
-		...patch,
-	});
-	server.seed(0, 7, 0, 1_000);
-	server.seed(1, 4, 0, 1_000);
-	server.apply({ kind: 'burst', form: 0, count: 16 });
-	server.apply({ kind: 'burst', form: 1, count: 14 });
-	return { server, driver };
-}
-
-/**
- * Respondents update the last `count` responses of the page of `formId` the service served last
- * (a new `submittedAt`, now: service notes, responses "can be updated"). Armed before a request
- * of a read, it is an edit between two of its pages; between two polls, it edits the responses a
- * cut read ended on.
- */
-export function updateEndOfLastPage(server: SimServer, formId: string, count: number): void {
-	server.apply({ kind: 'updateServed', form: Number(formId.replace('form', '')), count });
-}
-
-/**
- * One Form, Every Response Since a Date (7 days ago), oldest first, `backlog` responses in the
- * last hour, pages of `pageCap` at 100 ms, one page a poll (a 1 ms budget); every 20 polls
- * respondents update the last `edited` responses served, then `quietPolls` polls without edits.
- * The responses that never came, and the errors, on a service that answered every request.
- */
-export async function backlogUnderRareEdits(
-	pageCap: number,
-	backlog: number,
-	edited: number,
-	quietPolls = 0,
-): Promise<{ missing: string[]; errors: string[] }> {
-	const { server, driver } = setUp({
-		version: 2,
-		pageCap,
-		requestMs: 100,
-		sinceAgoMs: 7 * 24 * 3_600_000,
-	});
-	server.seed(0, backlog, 60 * MINUTE, 1_000);
-	const errors: string[] = [];
-	for (let poll = 0; poll < 150; poll++) {
-		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-		server.apply({ kind: 'advance', ms: MINUTE });
-		if (poll % 20 === 19) updateEndOfLastPage(server, 'form0', edited);
-	}
-	for (let poll = 0; poll < quietPolls; poll++) {
-		errors.push(...(await driver.poll({ budgetMs: 1 })).errors);
-		server.apply({ kind: 'advance', ms: MINUTE });
-	}
-	expect(server.unhealthy()).toBe(false);
-	const missing = aliveIds(server).filter((id) => timesEmitted(driver.emitted, id) === 0);
-	return { missing, errors };
 }
 
 /**
@@ -189,11 +98,17 @@ export function timesEmitted(emitted: Emitted[], id: string): number {
 	return emitted.filter((e) => e.id === id).length;
 }
 
-/** Plain polls on a healthy server until `quiet` in a row emit nothing. */
-export async function drain(driver: Driver): Promise<void> {
+/**
+ * Plain polls on a healthy server until `quiet` in a row emit nothing, then the oracle's check:
+ * every property when the story kept the promise's assumptions (by its settings: pages of 100
+ * or more, a listing in order; a story that edits more, or after every page, says `beyond`),
+ * never twice and never silent otherwise.
+ */
+export async function drain(driver: Driver, assumptions?: Assumptions): Promise<void> {
 	await driver.drain();
+	const schedule = { settings: driver.settings, steps: [] };
 	const trace = {
-		schedule: { settings: driver.settings, steps: [] },
+		schedule: { ...schedule, assumptions: assumptions ?? assumptionsOf(schedule) },
 		server: driver.server,
 		watchedFormIds: driver.watchedFormIds,
 		polls: driver.polls,
@@ -205,11 +120,6 @@ export async function drain(driver: Driver): Promise<void> {
 	const violations = check(trace);
 	if (violations.length)
 		throw new Error(`the oracle also objects:\n${formatViolations(violations)}`);
-}
-
-export function cursorOf(driver: Driver, formId: string): IDataObject | undefined {
-	const forms = driver.session.triggerState?.forms as IDataObject | undefined;
-	return forms?.[formId] as IDataObject | undefined;
 }
 
 /**
@@ -228,14 +138,6 @@ export function editByIds(
 		if (pick >= 0) server.apply({ kind, form, pick });
 		if (gapMs) server.apply({ kind: 'advance', ms: gapMs });
 	}
-}
-
-/** The ids of the place a cut read left for the next one: its checkpoints (from an offset) and anchors. */
-export function placeOf(resume: IDataObject, fromOffset = 0): string[] {
-	const earlier = ((resume.earlier ?? []) as IDataObject[]).filter(
-		(checkpoint) => (checkpoint.offset as number) >= fromOffset,
-	);
-	return [...earlier, ...(resume.anchors as IDataObject[])].map((point) => point.id as string);
 }
 
 /**

@@ -4,41 +4,48 @@
  * nothing from nodes/: it judges what a user could see (the service's record of responses and
  * requests, and what each poll emitted or reported).
  *
+ * It never reads the trigger's stored state. The moment of activation is the service's clock
+ * (its Date header, whole seconds) at n8n's activation poll, the first one n8n kept.
+ *
+ * Within the promise's assumptions (schedule.ts, assumptionsOf) every property is checked;
+ * beyond them only never twice (P1, P1i, P3) and never silent (P9, P10).
+ *
  * What it assumes about the trigger (and nothing more):
- * - Its part of the workflow's static data (n8n's `node:<name>` key) has a top-level number
- *   `activatedAtMs` that appears with the poll that activates the trigger and never changes.
  * - Items are emitted in Raw output mode: the response as the API sent it (`id`,
  *   `submittedAt`, `answers`), with `formId` under Selected Forms and All Forms. The simulated
  *   service names the version of each response in its first answer (`<id>#<n>`).
  */
-import type { RequestRecord, SimResponse } from '../sim/server';
+import type { SimResponse } from '../sim/server';
 import type { Emitted, PollRecord, Trace } from './run';
 import { emitSinceMs, REQUEST_MS } from './run';
-import { MISSING_FORM_ID, selectedFormIds } from './schedule';
+import { assumptionsOf, MISSING_FORM_ID, selectedFormIds } from './schedule';
 import type { ResponseVersion } from '../sim/server';
 
 export const PROPERTIES = {
 	P1: 'P1 no response version is emitted twice (an id again only as a newer version)',
 	P1i: 'P1i with Updated Responses = Ignore, no response is emitted twice within the look-back window',
-	P2a: 'P2a activation moment: activatedAtMs is the service clock at activation, and stays',
-	P2b: 'P2b every new response is emitted (its current version)',
-	P2c: 'P2c nothing existing is emitted (unless On Activation asks for it), nothing of a form not watched',
+	P2b: 'P2b every new response is emitted (its current version): one submitted after the activation second is new, whenever the activation read its form',
+	P2c: 'P2c nothing existing (submitted before the activation second, or in it and seen by the activation) is emitted unless On Activation asks for it, nothing of a form not watched',
 	P2d: 'P2d New Response (Ignore): an update of an existing response that was never emitted is not emitted',
 	P3: 'P3 a response without a usable submittedAt is emitted at most once',
-	P4a: 'P4a no poll fails while the server is healthy',
+	P4a: 'P4a no false alarm: no error names a form that is read fine',
 	P4b: 'P4b with Selected Forms and All Forms, a form answering 403/404 does not stop the other forms',
 	P4c: "P4c with Selected Forms and All Forms, one form's failure never fails n8n's activation poll (that would keep the trigger inactive)",
 	P5: 'P5 a poll does not wait out a Retry-After longer than its budget',
 	P6: 'P6 with Selected Forms, a selected form the service does not have is reported by its ID',
-	P7a: 'P7a the newest N: no existing response older than the newest N is emitted',
-	P7b: 'P7b the newest N: the newest N existing responses are emitted',
+	P7a: 'P7a the newest N: no existing response older than the newest N over the forms in the choice is emitted (a form that left the choice may count or not), nor one of a form out of the selection',
+	P7b: 'P7b the newest N: the newest N existing responses of the forms that stayed in the choice are emitted',
 	P7c: "P7c the newest N: no more than N existing responses are emitted (one that may count either way may take a chosen one's place, not add to them)",
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
-	P8b: 'P8b liveness: while the service is healthy, also under steady updates and deletions, every response due is emitted within a bound of polls, or its form is named by an error',
+	P8b: 'P8b liveness: while its form is read fine (other forms may fail), also under edits at human rates, every response due is emitted within a bound of polls, or its form is named by an error',
 	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
+	P10: 'P10 never a silent loss: a response due that is never emitted has its form named by an error',
 } as const;
 
 export type PropertyId = keyof typeof PROPERTIES;
+
+/** Beyond the assumptions: never twice and never silent. */
+export const CHECKED_BEYOND: readonly PropertyId[] = ['P1', 'P1i', 'P3', 'P9', 'P10'];
 
 export interface Violation {
 	property: PropertyId;
@@ -70,7 +77,7 @@ export function check(trace: Trace): Violation[] {
 	for (const [id, list] of emissions) {
 		if (settings.updatedResponses === 'ignore') {
 			// Ignore skips the new versions of responses the trigger still remembers: those handled
-			// inside the look-back window (docs/trigger.md, a documented limit). A version submitted more
+			// inside the look-back window (docs/trigger-promise.md, a limit of the promise). A version submitted more
 			// than the window after the one emitted may come again.
 			const lookBackMs = settings.lookBackMinutes * 60_000;
 			const versions = byId.get(id)?.versions ?? [];
@@ -111,39 +118,8 @@ export function check(trace: Trace): Violation[] {
 		}
 	}
 
-	// P2a: the activation moment.
-	const activation = trace.polls.find((p) => p.activated);
-	let activatedAtMs: number | undefined;
-	if (!activation) {
-		const after = trace.polls.find((p) => p.errors.length === 0)?.activatedAtMsAfter;
-		add(
-			'P2a',
-			`no poll left a numeric top-level activatedAtMs in the trigger's static data (found ${JSON.stringify(after)})`,
-		);
-	} else {
-		activatedAtMs = activation.activatedAtMsAfter as number;
-		const firstRequestMs = activation.requests[0]?.atMs ?? activation.startMs;
-		// Without a Date header the service shows no clock: the moment may lie earlier (it must
-		// not lie later, which would make existing responses new); what is existing is still
-		// what the activation's read saw or what was submitted before the activation.
-		const low = settings.dateAbsent ? -Infinity : Math.floor(firstRequestMs / 1000) * 1000;
-		if (activatedAtMs < low || activatedAtMs > activation.endMs) {
-			add(
-				'P2a',
-				`activatedAtMs ${iso(activatedAtMs)} is outside [${iso(low)}, ${iso(activation.endMs)}] (activation poll ${activation.index})`,
-			);
-		}
-		for (const poll of trace.polls.slice(activation.index + 1)) {
-			if (poll.activatedAtMsAfter !== undefined && poll.activatedAtMsAfter !== activatedAtMs) {
-				add(
-					'P2a',
-					`activatedAtMs changed from ${iso(activatedAtMs)} to ${JSON.stringify(poll.activatedAtMsAfter)} at poll ${poll.index}`,
-				);
-				break;
-			}
-		}
-	}
-
+	// n8n's activation poll that n8n kept: its service clock is the moment of activation.
+	const activation = activationPoll(trace);
 	if (activation) checkActivation(trace, activation, add);
 	checkConvergence(trace, add);
 	const dueToBeTold = checkTelling(trace, add);
@@ -156,7 +132,7 @@ export function check(trace: Trace): Violation[] {
 	const namesMissing = (error: string) => error.includes(`"${MISSING_FORM_ID}"`);
 	if (
 		missingSelected &&
-		activatedAtMs !== undefined &&
+		activation !== undefined &&
 		!trace.polls.some((poll) => poll.errors.some(namesMissing))
 	) {
 		add(
@@ -174,16 +150,15 @@ export function check(trace: Trace): Violation[] {
 					.slice(activation.index, pollIndex + 1)
 					.some((p) => !selectionAt(trace, p.index).includes(formId))));
 	for (const poll of trace.polls) {
-		// P4a: no failure while healthy (but the report of a selected form that does not exist).
+		// P4a: no false alarm: no error while healthy (but the report of a selected form that
+		// does not exist, and of a form whose reads failed and have not succeeded since).
 		const missingThen =
 			settings.watch === 'selectedForms' &&
 			selectionAt(trace, poll.index).includes(MISSING_FORM_ID);
 		const told = [...(dueToBeTold.get(poll.index) ?? [])];
 		const failures = poll.errors.filter(
 			(error) =>
-				!(missingThen && namesMissing(error)) &&
-				!told.some((formId) => error.includes(formId)) &&
-				!keptMovingUnderEdits(trace, poll, error),
+				!(missingThen && namesMissing(error)) && !told.some((formId) => error.includes(formId)),
 		);
 		if (poll.healthyAtStart && failures.length) {
 			add(
@@ -204,9 +179,10 @@ export function check(trace: Trace): Violation[] {
 		// P4b: a denied form does not stop the others: what the same poll emits for the other
 		// forms when no form is denied, it emits (failing, it emits nothing).
 		// While the newest N are chosen, a denied form leaves the choice at once; choosing among
-		// the others may then need another window, and another poll (docs/trigger-promise.md):
-		// the first poll it is denied in (of those whose state n8n kept) may hold the others back,
-		// no later one (the same poll without the denial starts from a state it has left by then).
+		// the others may then take another poll (a failing form may hold the others back for no
+		// more than 5 polls): the first poll it is denied in (of those whose state n8n kept) may
+		// hold them back, no later one (the same poll without the denial starts from a state it
+		// has left by then).
 		// The choice is over at the first poll that emits a response of a form still in it: a form
 		// that left it emits its new responses while the others are still chosen ("its new
 		// responses still come").
@@ -261,7 +237,16 @@ export function check(trace: Trace): Violation[] {
 			);
 		}
 	}
-	return violations;
+	const within = (trace.schedule.assumptions ?? assumptionsOf(trace.schedule)) === 'within';
+	return within ? violations : violations.filter((v) => CHECKED_BEYOND.includes(v.property));
+}
+
+/**
+ * n8n's activation poll that n8n kept: the first activation poll that did not fail n8n's
+ * activation (one that did leaves the workflow inactive, and the next poll is an activation).
+ */
+function activationPoll(trace: Trace): PollRecord | undefined {
+	return trace.polls.find((poll) => poll.activationTick && !poll.activationFailed);
 }
 
 type Add = (property: PropertyId, message: string) => void;
@@ -407,49 +392,6 @@ function shownAt(response: SimResponse, atMs: number): ResponseVersion | undefin
 	return shown;
 }
 
-/**
- * The tags of versions a read may have missed past a boundary taken on trust (docs/trigger.md,
- * Limits: "a server that serves one response per page ... a response deleted or updated
- * between two of those pages can be missed"; only a second such page in a row is taken on
- * trust). Such a boundary: two pages of one response in a row while more followed, in one
- * poll, and a response of the form deleted or updated after the second and by the next page.
- * A version the API showed at the second page, and that no page of the form served from the
- * next one on, may then be missing.
- */
-function missedPastTrustedBoundary(trace: Trace): Set<string> {
-	const missed = new Set<string>();
-	const isOnePage = (r: RequestRecord): boolean =>
-		r.status === 200 && !r.faulted && r.ids?.length === 1 && r.hasMore === true;
-	for (const poll of trace.polls) {
-		const pages = poll.requests.filter((r) => r.status === 200 && !r.faulted && r.ids);
-		for (let i = 1; i + 1 < pages.length; i++) {
-			const [before, trusted] = [pages[i - 1], pages[i]];
-			if (before.formId !== trusted.formId || !isOnePage(before) || !isOnePage(trusted)) continue;
-			const next = pages.slice(i + 1).find((r) => r.formId === trusted.formId);
-			if (!next) continue;
-			const between = (ms: number) => ms > trusted.atMs && ms <= next.atMs;
-			const form = trace.server.responses.filter((r) => r.formId === trusted.formId);
-			const edited = form.some(
-				(r) =>
-					(r.deletedAtMs !== undefined && between(r.deletedAtMs)) ||
-					r.versions.some((v) => v.n > 1 && between(v.atMs)),
-			);
-			if (!edited) continue;
-			const servedLater = new Set(
-				trace.polls
-					.flatMap((p) => p.requests)
-					.filter((r) => r.formId === trusted.formId && r.atMs >= next.atMs)
-					.flatMap((r) => r.ids ?? []),
-			);
-			for (const response of form) {
-				const version = shownAt(response, trusted.atMs);
-				if (version && !servedLater.has(response.id)) missed.add(tagOf(response, version));
-			}
-		}
-	}
-	return missed;
-}
-
 function tagOf(response: SimResponse, version: ResponseVersion): string {
 	return `${response.id}#${version.n}`;
 }
@@ -463,49 +405,63 @@ function selectionAt(trace: Trace, poll: number): string[] {
 }
 
 /**
- * What the activation poll tells about existing and new responses: the moment (the second of
- * the service's first answer), and per form whether its read in that poll was whole (every
- * page asked with a `since` answered, the last saying no more follow) and what it saw.
+ * What the activation poll tells about existing and new responses: the second of its moment
+ * and what each form's read saw. The moment is the service's Date at the activation poll: the
+ * second of its first answer; a trigger that takes the Date of its first good answer lies a few
+ * seconds later (a 429 waited out first), so responses of the seconds between may count either
+ * way. Without a Date header the moment is the host's clock during the poll.
  */
-function activationFacts(activation: PollRecord) {
-	const firstAnswer = activation.requests.find((r) => r.status === 200);
-	const momentMs = Math.floor((firstAnswer?.atMs ?? activation.startMs) / 1000) * 1000;
-	/** Per form: whether its read was whole, when it first saw each response, and every sight. */
+function activationFacts(activation: PollRecord, dateAbsent = false) {
+	const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+	const answers = activation.requests.filter((r) => typeof r.status === 'number');
+	const firstGood = answers.find((r) => r.status === 200 && !r.faulted) ?? answers[0];
+	const [momentMs, lastMomentMs] =
+		dateAbsent || !answers.length
+			? [second(activation.startMs), second(activation.endMs)]
+			: [second(answers[0].atMs), second(firstGood.atMs)];
+	/**
+	 * Per form: when its read first saw each response and every sight (the read: its pages with
+	 * `since` up to the first that says no more follow), and what any request of it served.
+	 */
 	const reads = new Map<
 		string,
-		{ whole: boolean; seen: Map<string, number>; sights: Map<string, number[]> }
+		{
+			seen: Map<string, number>;
+			sights: Map<string, number[]>;
+			served: Map<string, number[]>;
+			done: boolean;
+		}
 	>();
 	for (const request of activation.requests) {
 		if (request.formId === undefined || !request.path.endsWith('/responses')) continue;
-		if (request.status === 200 && request.since === undefined) continue; // a probe of the clock
 		const read = reads.get(request.formId) ?? {
-			whole: true,
 			seen: new Map<string, number>(),
 			sights: new Map<string, number[]>(),
+			served: new Map<string, number[]>(),
+			done: false,
 		};
-		if (request.status !== 200) read.whole = false;
 		for (const id of request.ids ?? []) {
+			read.served.set(id, [...(read.served.get(id) ?? []), request.atMs]);
+			// A page without `since` may be a probe of the clock, not a read of the form; a page
+			// after the read came to its end reads the form again (the newest N, to emit them).
+			if (request.since === undefined || read.done) continue;
 			if (!read.seen.has(id)) read.seen.set(id, request.atMs);
 			read.sights.set(id, [...(read.sights.get(id) ?? []), request.atMs]);
 		}
+		if (request.since !== undefined && request.hasMore === false) read.done = true;
 		reads.set(request.formId, read);
 	}
-	for (const [formId, read] of reads) {
-		const pages = activation.requests.filter((r) => r.formId === formId && r.since !== undefined);
-		if (!pages.length || pages[pages.length - 1].hasMore !== false) read.whole = false;
-	}
-	return { momentMs, reads };
+	return { momentMs, lastMomentMs, reads };
 }
+
+/** What a version is at activation: existing, new, or either (the promise allows both). */
+type Standing = 'existing' | 'new' | 'either';
 
 function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const { settings } = trace.schedule;
 	const sinceMs = emitSinceMs(settings);
 	const newestCount = sinceMs === undefined ? settings.newestCount : undefined;
-	const { momentMs, reads } = activationFacts(activation);
-	// Without a Date header the trigger can only read its own clock around the service's first
-	// answer: from the second the activation poll began, a response may count either way.
-	const hostMomentFromMs = Math.floor(activation.startMs / 1000) * 1000;
-	const existingBeforeMs = trace.schedule.settings.dateAbsent ? hostMomentFromMs : momentMs;
+	const { momentMs, lastMomentMs, reads } = activationFacts(activation, settings.dateAbsent);
 	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
 	const watchedEver = new Set(trace.watchedFormIds);
 	const finalPoll = trace.polls.length;
@@ -518,25 +474,29 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				(trace.selections[i + 1] !== undefined &&
 					trace.selections[i + 1].fromPoll <= activation.index),
 		);
-	/** Whether a page of the activation's read served this version (an update between two of its pages may be served twice). */
-	const seenByTheRead = (response: SimResponse, version: ResponseVersion): boolean =>
-		(reads.get(response.formId)?.sights.get(response.id) ?? []).some(
+	const servedVersion = (
+		response: SimResponse,
+		version: ResponseVersion,
+		by: 'sights' | 'served',
+	): boolean =>
+		(reads.get(response.formId)?.[by].get(response.id) ?? []).some(
 			(atMs) => shownAt(response, atMs) === version,
 		);
-	/** Existing: the activation's whole read saw this version, or it was shown before the moment's second. */
-	const existing = (response: SimResponse, version: ResponseVersion): boolean => {
-		if (shownAt(response, activation.startMs) === version && version.atMs < existingBeforeMs)
-			return true;
-		return !!reads.get(response.formId)?.whole && seenByTheRead(response, version);
-	};
 	/**
-	 * Submitted in the moment's second, on a form the activation's read did not read whole: may
-	 * count either way. After that second it is new, unless the read saw it (then existing).
+	 * Existing: submitted before the activation second (and shown then: one that shows up late
+	 * may count either way), or in that second and seen by the activation's read of its form.
+	 * New: submitted after that second, whenever the activation read its form.
 	 */
-	const ambiguous = (response: SimResponse, version: ResponseVersion): boolean =>
-		version.atMs >= existingBeforeMs &&
-		version.atMs < momentMs + 1000 &&
-		!reads.get(response.formId)?.whole;
+	const standing = (response: SimResponse, version: ResponseVersion): Standing => {
+		if (version.atMs < momentMs)
+			return shownAt(response, activation.startMs) === version ? 'existing' : 'either';
+		if (version.atMs >= lastMomentMs + 1000) return 'new';
+		if (momentMs !== lastMomentMs) return 'either';
+		if (servedVersion(response, version, 'sights')) return 'existing';
+		return servedVersion(response, version, 'served') ? 'either' : 'new';
+	};
+	const existing = (response: SimResponse, version: ResponseVersion): boolean =>
+		standing(response, version) === 'existing';
 	const describeAt = `activation at ${iso(momentMs)} (poll ${activation.index})`;
 
 	// The newest N: the existing responses, newest first, of the forms the choice reads.
@@ -553,23 +513,12 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	if (newestCount !== undefined) {
 		for (const response of trace.server.responses) {
 			if (!watchedEver.has(response.formId) || !inChoice(response.formId)) continue;
-			// Submitted before the moment's second: existing, also when it shows up late.
-			// An update during the activation poll, before the moment's second, is existing too;
-			// one after it does not make an existing response newer (it ranks as it was).
-			// Its latest version before the moment's second (also when it shows up late), unless it
-			// was deleted before the poll.
-			const before =
-				response.deletedAtMs !== undefined && response.deletedAtMs <= activation.startMs
-					? undefined
-					: [...response.versions].reverse().find((v) => v.atMs < momentMs);
-			// What the activation's read saw of a response first submitted in the moment's second or
-			// after it is existing too, and ranked.
-			const seenAt = reads.get(response.formId)?.seen.get(response.id);
-			const seen = seenAt === undefined ? undefined : shownAt(response, seenAt);
-			// Ranked as the activation's read first saw it: an update before the read reached it
-			// is the version it had then; one after does not make it newer.
-			const version = seen ?? before;
-			if (!version || (version.atMs >= momentMs && version !== seen)) continue;
+			// Ranked by its latest version that is existing, or that may be (one that showed up
+			// late); an update after it is a new version and does not make it newer.
+			const version = [...response.versions]
+				.reverse()
+				.find((v) => standing(response, v) !== 'new' && v.atMs < lastMomentMs + 1000);
+			if (!version || (response.deletedAtMs ?? Infinity) <= activation.startMs) continue;
 			// Without a date at some time, the trigger may or may not have ranked it.
 			if (version.garble !== undefined) undatedExisting.push(response.id);
 			else existingVersions.push({ response, version });
@@ -577,27 +526,16 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		existingVersions.sort(
 			(a, b) => b.version.atMs - a.version.atMs || (a.response.id < b.response.id ? 1 : -1),
 		);
-		// Each response of the moment's second that the activation's read did not see (without a
-		// Date header, of the seconds from the poll's start on), and each existing one deleted or
-		// updated since, may take the place of one chosen; ties in the last millisecond may go
-		// either way. Each one that showed up late may count either way, too.
+		// Each response that may count either way (its version between the seconds the moment
+		// may be, served by the activation's probe only, or shown late), and each existing one
+		// deleted or updated since, may take the place of one chosen; ties in the last millisecond
+		// may go either way.
 		const band =
-			trace.server.responses.filter((r) => {
-				const version = shownAt(r, activation.endMs);
-				return (
-					version !== undefined &&
+			trace.server.responses.filter(
+				(r) =>
 					inChoice(r.formId) &&
-					version.atMs >= existingBeforeMs &&
-					version.atMs < momentMs + 1000 &&
-					!reads.get(r.formId)?.seen.has(r.id)
-				);
-			}).length +
-			existingVersions.filter(
-				(e) =>
-					e.response.visibleAtMs > activation.startMs ||
-					shownAt(e.response, activation.startMs) !== e.version,
-			).length +
-			undatedExisting.length;
+					r.versions.some((v) => v.atMs < lastMomentMs + 1000 && standing(r, v) === 'either'),
+			).length + undatedExisting.length;
 		const changed = existingVersions.filter(
 			({ response, version }) =>
 				response.deletedAtMs !== undefined || response.versions.at(-1) !== version,
@@ -648,7 +586,15 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const emittedTags = new Set(trace.emitted.map((e) => e.tag));
 	const emittedIds = new Set(trace.emitted.map((e) => e.id));
 	const finalSelection = selectionAt(trace, finalPoll);
-	const missedOnTrust = missedPastTrustedBoundary(trace);
+	/** P10: a response due and never emitted is a loss; named by an error from when it showed, it is not silent. */
+	const lost = (response: SimResponse, version: ResponseVersion, message: string): void => {
+		add('P2b', message);
+		const shownFrom = version.n === 1 ? response.visibleAtMs : version.atMs;
+		const named = trace.polls.some(
+			(poll) => poll.endMs >= shownFrom && poll.errors.some((e) => e.includes(response.formId)),
+		);
+		if (!named) add('P10', `${message}, and no error named ${response.formId}`);
+	};
 	/** New: to be emitted (the activation's definitions; a form selected later from the poll that first saw it). */
 	const isNewVersion = (response: SimResponse, v: ResponseVersion): boolean => {
 		if (!watchedThroughout(response.formId)) {
@@ -663,7 +609,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			const firstPoll = trace.polls.find(
 				(poll) =>
 					poll.index >= Math.max(trace.selections[from].fromPoll, lastActivation) &&
-					poll.requests.some((r) => r.path === '/forms' && r.status === 200 && !r.faulted),
+					poll.requests.some((r) => r.status === 200 && !r.faulted),
 			);
 			const shownFrom = v.n === 1 ? response.visibleAtMs : v.atMs;
 			// Visible late with a timestamp before that poll's moment: either way (as at activation).
@@ -674,12 +620,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			);
 		}
 		if (sinceMs !== undefined) return v.atMs >= sinceMs;
-		return (
-			v.atMs >= momentMs &&
-			!existing(response, v) &&
-			!ambiguous(response, v) &&
-			!seenByTheRead(response, v)
-		);
+		return standing(response, v) === 'new';
 	};
 	for (const response of trace.server.responses) {
 		if (!watchedEver.has(response.formId) || response.deletedAtMs !== undefined) continue;
@@ -690,10 +631,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		if (!isNew(version)) continue;
 		if (settings.updatedResponses === 'emit') {
 			const tag = tagOf(response, version);
-			if (!emittedTags.has(tag) && !missedOnTrust.has(tag)) {
+			if (!emittedTags.has(tag)) {
 				const others = trace.emitted.filter((e) => e.id === response.id).map(describe);
-				add(
-					'P2b',
+				lost(
+					response,
+					version,
 					`${tagOf(response, version)} of ${response.formId} (submitted ${iso(version.atMs)}, ${describeAt}) was never emitted` +
 						(others.length ? `; emitted: ${others.join('; ')}` : ''),
 				);
@@ -707,19 +649,21 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		if (
 			firstNew &&
 			!response.versions.some((v) => v.garble !== undefined && v.atMs <= activation.endMs) &&
-			!response.versions.some((v) => missedOnTrust.has(tagOf(response, v))) &&
 			!emittedIds.has(response.id)
 		)
-			add(
-				'P2b',
+			lost(
+				response,
+				first,
 				`${response.id} of ${response.formId} (first submitted ${iso(first.atMs)}, ${describeAt}) was never emitted`,
 			);
 	}
 
-	// P8b: liveness under in-contract churn. While the service is healthy, a response due (a new
-	// version shown, and none as new emitted since) is out within a bound of polls, or an error
-	// names its form by then; healthy polls with edits in between count, not only quiet ones.
-	const bound = livenessBound(trace);
+	// P8b: liveness under edits at human rates. While its form is read fine, a response due (a
+	// new version shown, and none as new emitted since) is out within a bound of polls, or an
+	// error names its form by then; polls with edits in between count, not only quiet ones, and
+	// so do polls in which other forms fail: a failing form holds back no other form for more
+	// than the polls it takes to name it.
+	const bound = livenessBound(trace) + TOLD_AFTER_POLLS;
 	for (const response of trace.server.responses) {
 		if (!watchedEver.has(response.formId) || !watchedThroughout(response.formId)) continue;
 		if (response.versions.some((v) => v.garble !== undefined)) continue;
@@ -739,9 +683,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				settings.watch === 'allForms'
 					? poll.listedFormIds.includes(response.formId)
 					: selectionAt(trace, poll.index).includes(response.formId) || settings.watch === 'form';
-			if (!owed || missedOnTrust.has(tagOf(response, shown))) waiting = 0;
-			else if (watched && poll.healthyAtStart && (poll.kind === 'poll' || poll.kind === 'final'))
-				waiting++;
+			const readFine =
+				!poll.failingAtStart.all && !poll.failingAtStart.formIds.includes(response.formId);
+			if (!owed) waiting = 0;
+			else if (watched && readFine && (poll.kind === 'poll' || poll.kind === 'final')) waiting++;
 			if (poll.errors.some((error) => error.includes(response.formId))) waiting = 0;
 			// Each emission of it is progress (under steady updates a newer version is due at once).
 			for (const e of poll.emitted)
@@ -752,7 +697,7 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			if (waiting > bound) {
 				add(
 					'P8b',
-					`${tagOf(response, shown as ResponseVersion)} of ${response.formId} was due for ${waiting} healthy polls (to poll ${poll.index}, ${describePoll(poll)}) and was not emitted, nor was its form named by an error; at most ${bound} for ${trace.server.responses.length} responses in pages of ${settings.pageCap}`,
+					`${tagOf(response, shown as ResponseVersion)} of ${response.formId} was due for ${waiting} polls that read its form fine (to poll ${poll.index}, ${describePoll(poll)}) and was not emitted, nor was its form named by an error; at most ${bound} for ${trace.server.responses.length} responses in pages of ${settings.pageCap}`,
 				);
 				break;
 			}
@@ -785,12 +730,9 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
-			// The newest N: the activation poll reads the chosen ones' forms again to emit them, and a
-			// version from the moment's second on that only that read served is new by the promise's
-			// words (submitted after the activation's read). Which read served it is the trigger's
-			// business: such a version may count either way (P2b does not ask for it either).
-			const fromTheMoment = version.atMs >= existingBeforeMs;
-			const existingBefore = existing(response, version) && !fromTheMoment;
+			// The newest N: an existing version is one of the chosen (a new version of a chosen
+			// response, an update since, is new).
+			const existingBefore = existing(response, version);
 			if (existingBefore && !existingEmitted.has(e.id)) existingEmitted.set(e.id, e);
 			if (existingBefore && !allowedExisting.has(e.id))
 				add(
@@ -884,34 +826,33 @@ function checkIgnoredUpdates(
 	}
 }
 
-/** How many final polls a healthy, quiet service may take to drain what is due (see P8). */
+/**
+ * How many final polls a healthy, quiet service may take to drain what is due (see P8): a
+ * generous bound from outside, on the service's pages alone (at least 40 pages a poll; every
+ * page of every form read 7 times over for the newest N, however the trigger chooses them).
+ */
 function convergenceBound(trace: Trace): number {
 	const { settings } = trace.schedule;
 	const responses = trace.server.responses.filter((r) => r.deletedAtMs === undefined).length;
-	// At most 40 pages a poll (docs/trigger.md); pages of a few responses move by what is past the overlap.
-	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
+	const perPage = Math.max(1, Math.min(settings.pageCap, 1000));
 	const pagesPerForm = Math.ceil(responses / perPage) + 1;
-	// The newest N read up to six growing windows before they emit.
 	const passes = settings.newestCount !== undefined ? 7 : 1;
-	// Several forms: a form whose listing looks unchanged (an update) is read in rotation, at
-	// least once every 20 polls (docs/trigger.md).
+	// Several forms: a form whose count in the listing did not change (an update) may be read in
+	// rotation (the idle cost of All Forms): room for 20 polls.
 	const rotation = settings.watch === 'form' ? 0 : 20;
 	return 10 + rotation + Math.ceil((passes * pagesPerForm * settings.formCount) / 40) * 2;
 }
 
 /**
- * How many healthy polls a due response may wait (see P8b): the convergence bound, with room for
- * polls that read one page each (a budget cut after the first page). A service that lists newest
- * first puts an update above a read under way: it waits for the next pass (docs/trigger.md: what
- * was added or updated before where a pass had got to is left to the next read), and under steady
- * updates its own next update can put it above that pass too, before the pass reaches it (the
- * next pass then starts above it). Room for two passes there; a response overtaken pass after
- * pass would still break the bound.
+ * How many polls a due response may wait while its form is read fine (see P8b): the
+ * convergence bound, with room for polls that read one page each (a budget cut after the first
+ * page), twice over on a service that lists newest first (an update lands above a read under
+ * way and may wait for the next).
  */
 function livenessBound(trace: Trace): number {
 	const { settings } = trace.schedule;
 	const responses = trace.server.responses.length;
-	const perPage = Math.max(1, Math.min(settings.pageCap, 1000) - 3);
+	const perPage = Math.max(1, Math.min(settings.pageCap, 1000));
 	const pagesPerForm = Math.ceil(responses / perPage) + 1;
 	const passes = settings.newestCount !== undefined ? 7 : 1;
 	const overtaken = settings.order === 'newestFirst' ? 2 : 1;
@@ -934,30 +875,6 @@ function checkConvergence(trace: Trace, add: Add): void {
 			'P8',
 			`the healthy, quiet service took ${lastBusy} polls to drain; at most ${bound} for ${trace.server.responses.length} responses in pages of ${trace.schedule.settings.pageCap}`,
 		);
-}
-
-/** Polls before an error within which edits of a form's responses may make it "kept moving". */
-const EDITS_WINDOW_POLLS = 15;
-
-/**
- * The promise lets a form whose responses are edited (updated, deleted) while the trigger reads
- * them be named as one whose responses "kept moving": its reads cannot be proven whole, or keep
- * losing their place. It takes more than one edit: at least two in the polls before the error.
- */
-function keptMovingUnderEdits(trace: Trace, poll: PollRecord, error: string): boolean {
-	if (!error.includes('kept moving')) return false;
-	const fromMs = trace.polls[Math.max(0, poll.index - EDITS_WINDOW_POLLS)].startMs;
-	return trace.watchedFormIds.some((formId) => {
-		if (!error.includes(`${formId})`) && !error.includes(`"${formId}"`)) return false;
-		const edits = trace.server.responses
-			.filter((response) => response.formId === formId)
-			.flatMap((response) => [
-				...response.versions.filter((v) => v.n > 1).map((v) => v.atMs),
-				...(response.deletedAtMs === undefined ? [] : [response.deletedAtMs]),
-			])
-			.filter((atMs) => atMs >= fromMs && atMs <= poll.endMs);
-		return edits.length >= 2;
-	});
 }
 
 /** Polls in a row a form may make no progress before an error must name it. */

@@ -2,8 +2,8 @@
  * Runs one schedule: builds the simulated service from the settings, drives the real trigger
  * through n8n-core step by step, then makes the service healthy and polls until nothing more
  * comes. Records everything the oracle needs (a Trace): each poll's virtual start and end, the
- * requests it sent and how they were answered, what it emitted, what n8n's static data said
- * about the activation moment, and the service's final state.
+ * requests it sent and how they were answered, what it emitted and reported, and the service's
+ * final state. Nothing of the trigger's stored state is read: its shape is the trigger's own.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -12,7 +12,7 @@ import { SimServer } from '../sim/server';
 import { SimTriggerSession, useVirtualWaits } from '../sim/session';
 import { formById } from '../support/formsWtf';
 import type { EventStep, FuzzSettings, Schedule } from './schedule';
-import { BUDGET_MS, selectedFormIds } from './schedule';
+import { assumptionsOf, BUDGET_MS, selectedFormIds } from './schedule';
 
 /** 2026-03-02T09:00:00.000Z: a fixed virtual epoch, so that every schedule replays exactly. */
 export const VIRTUAL_EPOCH_MS = Date.UTC(2026, 2, 2, 9, 0, 0);
@@ -39,8 +39,6 @@ export interface PollRecord {
 	budgetMs: number;
 	/** n8n's activation poll (the first poll of an activation or of a start of n8n). */
 	activationTick: boolean;
-	/** The poll that activated the trigger: no trigger state before, one after. */
-	activated: boolean;
 	startMs: number;
 	endMs: number;
 	/** Virtual time the transport spent waiting (Retry-After, backoff) during the poll. */
@@ -50,6 +48,11 @@ export interface PollRecord {
 	healthyAtStart: boolean;
 	/** Only denied forms (no fault) pending at its start. */
 	onlyDenialsAtStart: boolean;
+	/**
+	 * What was set to fail at its start: every request (a fault for any request), and the forms
+	 * whose reads were (a fault of theirs, a denial). A page shorter than asked is no failure.
+	 */
+	failingAtStart: { all: boolean; formIds: string[] };
 	/** Forms of the watched ones that the listing showed at its start. */
 	listedFormIds: string[];
 	/** What the poll threw or reported (n8n's __emitError). */
@@ -57,8 +60,6 @@ export interface PollRecord {
 	/** n8n's activation poll threw, so n8n failed the activation. */
 	activationFailed: boolean;
 	emitted: Emitted[];
-	/** `activatedAtMs` in the trigger's static data after the poll (undefined if absent). */
-	activatedAtMsAfter: unknown;
 	/**
 	 * All Forms, a plain poll while forms answer 403/404 (and nothing else is pending): what the
 	 * same poll emits for the other forms when no form is denied (same state, same service).
@@ -80,7 +81,7 @@ export interface Trace {
 	selections: Array<{ fromPoll: number; formIds: string[] }>;
 }
 
-const QUIET_FINAL_POLLS = { form: 2, selectedForms: 24, allForms: 24 };
+const QUIET_FINAL_POLLS = { form: 3, selectedForms: 24, allForms: 24 };
 export const MAX_FINAL_POLLS = 150;
 const SILENT_FINAL_POLLS = 40;
 
@@ -234,11 +235,18 @@ export class Driver {
 			this.settings.watch !== 'form' && (kind === 'poll' || kind === 'final')
 				? await this.pollWithoutDenials(budgetMs)
 				: undefined;
-		const hadState = typeof this.session.triggerState?.activatedAtMs === 'number';
 		const activationTick = this.session.nextIsActivationPoll;
 		const firstRequest = this.server.log.length;
 		const faultsPending = this.server.faults.length > 0;
 		const denialsPending = this.server.forms.some((form) => form.denial !== undefined);
+		const failures = this.server.faults.filter((fault) => fault.fault.kind !== 'shortPage');
+		const failingAtStart = {
+			all: failures.some((fault) => fault.formId === undefined),
+			formIds: [
+				...failures.flatMap((fault) => (fault.formId === undefined ? [] : [fault.formId])),
+				...this.server.forms.filter((form) => form.denial !== undefined).map((form) => form.id),
+			],
+		};
 		const listedFormIds = this.server.forms
 			.filter((form) => !form.hidden && this.watchedFormIds.includes(form.id))
 			.map((form) => form.id);
@@ -250,27 +258,25 @@ export class Driver {
 		for (const outcome of outcomes) {
 			for (const item of outcome.items) emitted.push(this.toEmitted(item, index));
 		}
-		const state = this.session.triggerState;
 		const record: PollRecord = {
 			index,
 			step: this.step,
 			kind,
 			budgetMs: budgetMs ?? BUDGET_MS.default,
 			activationTick,
-			activated: !hadState && typeof state?.activatedAtMs === 'number',
 			startMs,
 			endMs: this.server.now,
 			waitedMs: this.server.waitedMs - waitedBefore,
 			requests: this.server.log.slice(firstRequest),
 			healthyAtStart: !faultsPending && !denialsPending,
 			onlyDenialsAtStart: !faultsPending && denialsPending,
+			failingAtStart,
 			listedFormIds,
 			errors: outcomes.flatMap((outcome) =>
 				(outcome.errors ?? (outcome.error ? [outcome.error] : [])).map((error) => error.message),
 			),
 			activationFailed: outcomes.some((outcome) => outcome.activationFailed === true),
 			emitted,
-			activatedAtMsAfter: state?.activatedAtMs,
 			...(withoutDenials && { withoutDenials }),
 		};
 		this.polls.push(record);
@@ -321,7 +327,12 @@ export class Driver {
 		};
 	}
 
-	/** The server made healthy, then plain polls until `quiet` polls in a row emit nothing. */
+	/**
+	 * The server made healthy, then plain polls until `quiet` polls in a row emit nothing, report
+	 * nothing and have no read under way, seen from outside: no page says more follow, or the
+	 * poll asked exactly what the one before asked (a window of more than a page read again on
+	 * every poll is not a read under way); or until SILENT_FINAL_POLLS emit and report nothing.
+	 */
 	async drain(): Promise<number> {
 		this.step = -1;
 		this.server.heal();
@@ -329,32 +340,21 @@ export class Driver {
 		let quietPolls = 0;
 		let silentPolls = 0;
 		let polls = 0;
-		// Quiet: `quiet` polls in a row emit nothing with no read under way; a read under way (a
-		// cut read, the newest N being chosen) may emit later, unless it stays silent for long (a
-		// window of more responses than one poll reads, read again on every poll).
+		let asked = '';
 		while (quietPolls < quiet && silentPolls < SILENT_FINAL_POLLS && polls < MAX_FINAL_POLLS) {
 			const record = await this.poll({ final: true });
 			polls++;
 			const silent = record.emitted.length === 0 && record.errors.length === 0;
+			const askedBefore = asked;
+			asked = JSON.stringify(
+				record.requests.map((r) => [r.path, r.since, r.offset, r.ids?.length, r.hasMore]),
+			);
+			const readUnderWay = record.requests.some((r) => r.hasMore === true) && asked !== askedBefore;
 			silentPolls = silent ? silentPolls + 1 : 0;
-			quietPolls = silent && !this.readUnderWay() ? quietPolls + 1 : 0;
+			quietPolls = silent && !readUnderWay ? quietPolls + 1 : 0;
 		}
 		this.converged = quietPolls >= quiet || silentPolls >= SILENT_FINAL_POLLS;
 		return polls;
-	}
-
-	/**
-	 * Whether a read is under way: a form's cursor holds a resume point, or the newest existing
-	 * responses are still being chosen (the trigger's stored state, state.ts).
-	 */
-	private readUnderWay(): boolean {
-		const state = this.session.triggerState;
-		if (state?.choice !== undefined) return true;
-		const forms = state?.forms;
-		if (!forms || typeof forms !== 'object') return false;
-		return Object.values(forms as Record<string, unknown>).some(
-			(cursor) => typeof cursor === 'object' && cursor !== null && 'resume' in cursor,
-		);
 	}
 }
 
@@ -404,6 +404,15 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 				case 'select':
 					driver.select(step.selected);
 					break;
+				case 'editEachRequest':
+					for (let k = 1; k <= step.requests; k++)
+						server.arm(
+							k,
+							step.edit === 'submit'
+								? { kind: 'submit', form: step.form, count: 1, gapMs: 1 }
+								: { kind: step.edit, form: step.form, pick: k * 7 },
+						);
+					break;
 				case 'churn':
 					for (let i = 0; i < step.polls; i++) {
 						// Each edit touches another response than the last (picks wrap over the form's).
@@ -423,7 +432,7 @@ export async function runSchedule(schedule: Schedule, randomSeed = 1): Promise<T
 		}
 		const finalPolls = await driver.drain();
 		return {
-			schedule,
+			schedule: { ...schedule, assumptions: schedule.assumptions ?? assumptionsOf(schedule) },
 			server,
 			watchedFormIds: driver.watchedFormIds,
 			polls: driver.polls,

@@ -105,6 +105,13 @@ export type Step =
 	 * In-contract churn on a healthy service: `polls` polls, each after one edit of `form` (an
 	 * update or a deletion of another of its responses, or a new one).
 	 */
+	/** Beyond the assumptions: an edit of `form` before each of the next `requests` requests (after every page). */
+	| {
+			kind: 'editEachRequest';
+			form: number;
+			edit: 'update' | 'delete' | 'submit';
+			requests: number;
+	  }
 	| {
 			kind: 'churn';
 			form: number;
@@ -116,71 +123,123 @@ export type Step =
 export interface Schedule {
 	settings: FuzzSettings;
 	steps: Step[];
+	/**
+	 * Whether the service keeps the promise's assumptions (docs/trigger-promise.md) all through
+	 * the schedule; the generator sets it from `assumptionsOf`, and a schedule written by hand
+	 * without it is classified the same way.
+	 */
+	assumptions?: Assumptions;
+}
+
+export type Assumptions = 'within' | 'beyond';
+
+/** The smallest page the assumptions allow while more follow (what was asked, up to this). */
+export const SMALLEST_FULL_PAGE = 100;
+/** Edits (updates, deletions) between two polls that are still a human rate. */
+export const HUMAN_EDITS = 4;
+
+/**
+ * Within the assumptions: pages of at least 100 while more follow (no cap below, no short
+ * page), a listing ordered by submittedAt (not shuffled), and edits at human rates: at most a
+ * few between two polls, none after every page.
+ */
+export function assumptionsOf(schedule: Schedule): Assumptions {
+	const { settings, steps } = schedule;
+	if (settings.pageCap < SMALLEST_FULL_PAGE || settings.order === 'shuffled') return 'beyond';
+	let edits = 0;
+	for (const step of steps) {
+		if (step.kind === 'editEachRequest') return 'beyond';
+		if (step.kind === 'fault' && step.fault.kind === 'shortPage') return 'beyond';
+		if (['poll', 'discardedPoll', 'pollTogether', 'churn'].includes(step.kind)) edits = 0;
+		const event = step.kind === 'during' ? step.event : step;
+		if (event.kind === 'updateServed') edits += event.count;
+		if (['update', 'delete', 'garble'].includes(event.kind)) edits++;
+		if (edits > HUMAN_EDITS) return 'beyond';
+	}
+	return 'within';
 }
 
 const formIndex = fc.nat({ max: 3 });
 const pick = fc.nat({ max: 40 });
 const garble = fc.constantFrom<GarbleKind>('null', 'missing', 'notADate');
 
-export const eventStep: fc.Arbitrary<EventStep> = fc.oneof(
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('submit' as const),
-			form: formIndex,
-			count: fc.integer({ min: 1, max: 12 }),
-			gapMs: fc.constantFrom(1, 1_000, 61_000, 150_000),
-		}),
-		weight: 6,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('burst' as const),
-			form: formIndex,
-			count: fc.integer({ min: 2, max: 20 }),
-		}),
-		weight: 3,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('late' as const),
-			form: formIndex,
-			count: fc.integer({ min: 1, max: 4 }),
-			permille: fc.integer({ min: 0, max: 999 }),
-		}),
-		weight: 2,
-	},
-	{
-		arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }),
-		weight: 3,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('updateServed' as const),
-			form: formIndex,
-			count: fc.constantFrom(1, 4, 12, 30),
-		}),
-		weight: 1,
-	},
-	{
-		arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }),
-		weight: 2,
-	},
-	{
-		arbitrary: fc.record({ kind: fc.constant('garble' as const), form: formIndex, pick, garble }),
-		weight: 1,
-	},
-	{
-		arbitrary: fc.record({ kind: fc.constant('submitGarbled' as const), form: formIndex, garble }),
-		weight: 1,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('advance' as const),
-			ms: fc.constantFrom(1, 400, 999, 1_000, 5_000, 61_000, 10 * 60_000 + 1, 3_600_000),
-		}),
-		weight: 4,
-	},
-);
+/** Server events; within the assumptions, a few edits at a time, and backlogs that span pages of 100. */
+function eventStepOf(assumptions: Assumptions): fc.Arbitrary<EventStep> {
+	return fc.oneof(
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('submit' as const),
+				form: formIndex,
+				count:
+					assumptions === 'within'
+						? fc.oneof(
+								{ arbitrary: fc.integer({ min: 1, max: 12 }), weight: 5 },
+								{ arbitrary: fc.constantFrom(99, 101, 160), weight: 1 },
+							)
+						: fc.integer({ min: 1, max: 12 }),
+				gapMs: fc.constantFrom(1, 1_000, 61_000, 150_000),
+			}),
+			weight: 6,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('burst' as const),
+				form: formIndex,
+				count: fc.integer({ min: 2, max: 20 }),
+			}),
+			weight: 3,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('late' as const),
+				form: formIndex,
+				count: fc.integer({ min: 1, max: 4 }),
+				permille: fc.integer({ min: 0, max: 999 }),
+			}),
+			weight: 2,
+		},
+		{
+			arbitrary: fc.record({ kind: fc.constant('update' as const), form: formIndex, pick }),
+			weight: 3,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('updateServed' as const),
+				form: formIndex,
+				count:
+					assumptions === 'within'
+						? fc.constantFrom(1, 2, HUMAN_EDITS)
+						: fc.constantFrom(1, 4, 12, 30),
+			}),
+			weight: 1,
+		},
+		{
+			arbitrary: fc.record({ kind: fc.constant('delete' as const), form: formIndex, pick }),
+			weight: 2,
+		},
+		{
+			arbitrary: fc.record({ kind: fc.constant('garble' as const), form: formIndex, pick, garble }),
+			weight: 1,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('submitGarbled' as const),
+				form: formIndex,
+				garble,
+			}),
+			weight: 1,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('advance' as const),
+				ms: fc.constantFrom(1, 400, 999, 1_000, 5_000, 61_000, 10 * 60_000 + 1, 3_600_000),
+			}),
+			weight: 4,
+		},
+	);
+}
+
+export const eventStep = eventStepOf('beyond');
 
 const retryAfter: fc.Arbitrary<RetryAfter> = fc.oneof(
 	fc.constant({ kind: 'absent' as const }),
@@ -189,7 +248,7 @@ const retryAfter: fc.Arbitrary<RetryAfter> = fc.oneof(
 	fc.record({ kind: fc.constant('seconds' as const), seconds: fc.constantFrom(1, 8, 40, 400) }),
 );
 
-const fault: fc.Arbitrary<FaultKind> = fc.oneof(
+const failure: fc.Arbitrary<FaultKind> = fc.oneof(
 	fc.record({ kind: fc.constant('rateLimit' as const), retryAfter }),
 	fc.record({
 		kind: fc.constant('serverError' as const),
@@ -200,120 +259,212 @@ const fault: fc.Arbitrary<FaultKind> = fc.oneof(
 		kind: fc.constant('wrongShape' as const),
 		body: fc.constantFrom<WrongShape>('errorObject', 'null', 'html', 'responseWithoutId'),
 	}),
-	fc.record({ kind: fc.constant('shortPage' as const), size: fc.constantFrom(1, 2) }),
 );
 
-export const step: fc.Arbitrary<Step> = fc.oneof(
-	{ arbitrary: eventStep, weight: 20 },
-	{
-		arbitrary: fc.record(
-			{
-				kind: fc.constant('fault' as const),
-				fault,
-				times: fc.integer({ min: 1, max: 14 }),
+/** Beyond the assumptions, a page of fewer than asked while more follow is a fault too. */
+const shortPage: fc.Arbitrary<FaultKind> = fc.record({
+	kind: fc.constant('shortPage' as const),
+	size: fc.constantFrom(1, 2, 50, 99),
+});
+
+const editEachRequest = {
+	arbitrary: fc.record({
+		kind: fc.constant('editEachRequest' as const),
+		form: formIndex,
+		edit: fc.constantFrom<'update' | 'delete' | 'submit'>('update', 'delete', 'submit'),
+		requests: fc.integer({ min: 2, max: 30 }),
+	}),
+	weight: 2,
+};
+
+function stepOf(assumptions: Assumptions): fc.Arbitrary<Step> {
+	const fault =
+		assumptions === 'within'
+			? failure
+			: fc.oneof({ arbitrary: failure, weight: 4 }, { arbitrary: shortPage, weight: 1 });
+	return fc.oneof(
+		{ arbitrary: eventStepOf(assumptions), weight: 20 },
+		{
+			arbitrary: fc.record(
+				{
+					kind: fc.constant('fault' as const),
+					fault,
+					times: fc.integer({ min: 1, max: 14 }),
+					form: formIndex,
+				},
+				{ requiredKeys: ['kind', 'fault', 'times'] },
+			),
+			weight: 4,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('deny' as const),
 				form: formIndex,
-			},
-			{ requiredKeys: ['kind', 'fault', 'times'] },
+				status: fc.constantFrom<403 | 404>(403, 404),
+				times: fc.integer({ min: 1, max: 8 }),
+			}),
+			weight: 2,
+		},
+		{ arbitrary: fc.record({ kind: fc.constant('hide' as const), form: formIndex }), weight: 1 },
+		{ arbitrary: fc.record({ kind: fc.constant('show' as const), form: formIndex }), weight: 1 },
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('during' as const),
+				// 1: just before the poll's first request (the activation's moment, in a burst).
+				afterRequests: fc.integer({ min: 1, max: 6 }),
+				event: eventStep,
+			}),
+			weight: 4,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('poll' as const),
+				budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '3s', '36s'),
+			}),
+			weight: 12,
+		},
+		{ arbitrary: fc.constant({ kind: 'discardedPoll' as const }), weight: 2 },
+		{ arbitrary: fc.constant({ kind: 'restart' as const }), weight: 2 },
+		{ arbitrary: fc.constant({ kind: 'pollTogether' as const }), weight: 2 },
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('select' as const),
+				selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+			}),
+			weight: 1,
+		},
+		{
+			arbitrary: fc.record({
+				kind: fc.constant('churn' as const),
+				form: formIndex,
+				edit: fc.constantFrom<'update' | 'delete' | 'submit'>(
+					'update',
+					'update',
+					'delete',
+					'submit',
+				),
+				polls: fc.integer({ min: 5, max: 60 }),
+				budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '36s'),
+			}),
+			weight: 1,
+		},
+		...(assumptions === 'beyond' ? [editEachRequest] : []),
+	);
+}
+
+export const step = stepOf('beyond');
+
+const settingsRecordOf = (assumptions: Assumptions) =>
+	fc.record({
+		watch: fc.constantFrom<Watch>('form', 'allForms', 'selectedForms'),
+		formCount: fc.integer({ min: 1, max: 4 }),
+		selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
+		selectMissing: fc.boolean(),
+		version: fc.constantFrom<1 | 2>(1, 2),
+		// Between the existing responses (1 s apart, the newest seedAgoMs ago), and before them all.
+		sinceAgoMs: fc.option(
+			fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000),
+			{ nil: undefined },
 		),
-		weight: 4,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('deny' as const),
-			form: formIndex,
-			status: fc.constantFrom<403 | 404>(403, 404),
-			times: fc.integer({ min: 1, max: 8 }),
-		}),
-		weight: 2,
-	},
-	{ arbitrary: fc.record({ kind: fc.constant('hide' as const), form: formIndex }), weight: 1 },
-	{ arbitrary: fc.record({ kind: fc.constant('show' as const), form: formIndex }), weight: 1 },
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('during' as const),
-			// 1: just before the poll's first request (the activation's moment, in a burst).
-			afterRequests: fc.integer({ min: 1, max: 6 }),
-			event: eventStep,
-		}),
-		weight: 4,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('poll' as const),
-			budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '3s', '36s'),
-		}),
-		weight: 12,
-	},
-	{ arbitrary: fc.constant({ kind: 'discardedPoll' as const }), weight: 2 },
-	{ arbitrary: fc.constant({ kind: 'restart' as const }), weight: 2 },
-	{ arbitrary: fc.constant({ kind: 'pollTogether' as const }), weight: 2 },
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('select' as const),
-			selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
-		}),
-		weight: 1,
-	},
-	{
-		arbitrary: fc.record({
-			kind: fc.constant('churn' as const),
-			form: formIndex,
-			edit: fc.constantFrom<'update' | 'delete' | 'submit'>('update', 'update', 'delete', 'submit'),
-			polls: fc.integer({ min: 5, max: 60 }),
-			budget: fc.constantFrom<Budget>('default', 'tiny', '1s', '36s'),
-		}),
-		weight: 1,
-	},
+		// Small windows more often: a loss shows when a response falls out of the window unread.
+		newestCount: fc.oneof(
+			{ arbitrary: fc.constant(undefined), weight: 2 },
+			{ arbitrary: fc.constantFrom(1, 3, 5, 20, 50, 150, 250), weight: 1 },
+		),
+		// Pages of 1 ms (a fast service), 100 ms (against a 1 s budget: a few pages a poll), 2 s.
+		requestMs: fc.constantFrom(1, 1, 1, 100, 2_000),
+		lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
+		updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
+		since: fc.constantFrom<SinceMode>('exclusive', 'inclusive', 'wholeSeconds'),
+		order:
+			assumptions === 'within'
+				? fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst')
+				: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst', 'shuffled'),
+		// Within the assumptions a page holds what was asked up to at least 100; beyond, 1 to 99.
+		pageCap:
+			assumptions === 'within'
+				? fc.constantFrom(100, 100, 250, 1000)
+				: fc.constantFrom(1, 2, 3, 5, 7, 50, 99),
+		totalAbsent: fc.boolean(),
+		startOffsetMs: fc.integer({ min: 0, max: 999 }),
+		// Now and then more than a page of 100.
+		seeded: fc.array(
+			assumptions === 'within'
+				? fc.oneof({ arbitrary: fc.nat({ max: 15 }), weight: 4 }, fc.constantFrom(120, 260))
+				: fc.nat({ max: 15 }),
+			{ minLength: 4, maxLength: 4 },
+		),
+		seedAgoMs: fc.constantFrom(0, 1, 5, 500, 30_000, 3_600_000),
+		// Existing responses this far apart: 1 s, or a burst of one millisecond each.
+		seedSpacingMs: fc.constantFrom(1_000, 1_000, 1, 0),
+		// A service without a Date header now and then: the trigger must find its clock another way.
+		dateAbsent: fc.constantFrom(false, false, false, true),
+	});
+
+function settingsOf(assumptions: Assumptions): fc.Arbitrary<FuzzSettings> {
+	return settingsRecordOf(assumptions).map((s) => {
+		// A date to start from is a version 2 parameter.
+		const { sinceAgoMs, newestCount, dateAbsent, ...withDate } = s;
+		const rest = dateAbsent ? { ...withDate, dateAbsent } : withDate;
+		if (s.version === 2 && sinceAgoMs !== undefined) return { ...rest, sinceAgoMs };
+		return newestCount === undefined ? rest : { ...rest, newestCount };
+	});
+}
+
+export const settings = settingsOf('beyond');
+
+/**
+ * Now and then the activation's read of a form comes late: a 429 with a short Retry-After on
+ * that form's first request, and responses submitted while it is waited out (or while other
+ * forms are read first), seconds after the activation's second.
+ */
+const lateActivationRead: fc.Arbitrary<Step[]> = fc
+	.record({
+		form: formIndex,
+		seconds: fc.constantFrom(1, 2, 8),
+		afterRequests: fc.integer({ min: 2, max: 5 }),
+		count: fc.integer({ min: 1, max: 3 }),
+	})
+	.map(({ form, seconds, afterRequests, count }) => [
+		{
+			kind: 'fault',
+			fault: { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds } },
+			times: 1,
+			form,
+		},
+		{ kind: 'during', afterRequests, event: { kind: 'submit', form, count, gapMs: 1 } },
+	]);
+
+function scheduleOf(assumptions: Assumptions): fc.Arbitrary<Schedule> {
+	return fc
+		.record({
+			settings: settingsOf(assumptions),
+			lateRead: fc.oneof(
+				{ arbitrary: fc.constant<Step[]>([]), weight: 3 },
+				{ arbitrary: lateActivationRead, weight: 1 },
+			),
+			// 'medium': up to the 40 steps (fast-check's default size keeps arrays to about 10 elements).
+			steps: fc.array(stepOf(assumptions), { maxLength: 40, size: 'medium' }),
+		})
+		.map(({ settings, lateRead, steps }) => {
+			const drawn = { settings, steps: [...lateRead, ...steps] };
+			return { ...drawn, assumptions: assumptionsOf(drawn) };
+		});
+}
+
+/**
+ * Two schedules within the assumptions for one beyond them; a schedule drawn within that edits
+ * more than a few responses between two polls is marked beyond.
+ */
+export const schedule: fc.Arbitrary<Schedule> = fc.oneof(
+	{ arbitrary: scheduleOf('within'), weight: 2 },
+	{ arbitrary: scheduleOf('beyond'), weight: 1 },
 );
 
-const settingsRecord = fc.record({
-	watch: fc.constantFrom<Watch>('form', 'allForms', 'selectedForms'),
-	formCount: fc.integer({ min: 1, max: 4 }),
-	selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
-	selectMissing: fc.boolean(),
-	version: fc.constantFrom<1 | 2>(1, 2),
-	// Between the existing responses (1 s apart, the newest seedAgoMs ago), and before them all.
-	sinceAgoMs: fc.option(
-		fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000),
-		{ nil: undefined },
-	),
-	// Small windows more often: a loss shows when a response falls out of the window unread.
-	newestCount: fc.oneof(
-		{ arbitrary: fc.constant(undefined), weight: 2 },
-		{ arbitrary: fc.constantFrom(1, 3, 5, 20, 50), weight: 1 },
-	),
-	// Pages of 1 ms (a fast service), 100 ms (against a 1 s budget: a few pages a poll), 2 s.
-	requestMs: fc.constantFrom(1, 1, 1, 100, 2_000),
-	lookBackMinutes: fc.oneof(fc.constantFrom(0, 1, 2), fc.integer({ min: 0, max: 15 })),
-	updatedResponses: fc.constantFrom<'emit' | 'ignore'>('emit', 'ignore'),
-	since: fc.constantFrom<SinceMode>('exclusive', 'inclusive', 'wholeSeconds'),
-	order: fc.constantFrom<ResponseOrder>('oldestFirst', 'newestFirst'),
-	// Pages no bigger than the trigger's overlap between pages, too (2, 4). A server serving one
-	// response per page leaves no room for the continuity proof (docs/trigger.md, Limits).
-	pageCap: fc.constantFrom(7, 1000, 50, 4, 2, 5, 3),
-	totalAbsent: fc.boolean(),
-	startOffsetMs: fc.integer({ min: 0, max: 999 }),
-	seeded: fc.array(fc.nat({ max: 15 }), { minLength: 4, maxLength: 4 }),
-	seedAgoMs: fc.constantFrom(0, 1, 5, 500, 30_000, 3_600_000),
-	// Existing responses this far apart: 1 s, or a burst of one millisecond each.
-	seedSpacingMs: fc.constantFrom(1_000, 1_000, 1, 0),
-	// A service without a Date header now and then: the trigger must find its clock another way.
-	dateAbsent: fc.constantFrom(false, false, false, true),
-});
-
-export const settings: fc.Arbitrary<FuzzSettings> = settingsRecord.map((s) => {
-	// A date to start from is a version 2 parameter.
-	const { sinceAgoMs, newestCount, dateAbsent, ...withDate } = s;
-	const rest = dateAbsent ? { ...withDate, dateAbsent } : withDate;
-	if (s.version === 2 && sinceAgoMs !== undefined) return { ...rest, sinceAgoMs };
-	return newestCount === undefined ? rest : { ...rest, newestCount };
-});
-
-export const schedule: fc.Arbitrary<Schedule> = fc.record({
-	settings,
-	// 'medium': up to the 40 steps (fast-check's default size keeps arrays to about 10 elements).
-	steps: fc.array(step, { maxLength: 40, size: 'medium' }),
-});
+/** Schedules drawn within the assumptions only, or beyond them only (undefined: both). */
+export function schedulesDrawn(assumptions?: Assumptions): fc.Arbitrary<Schedule> {
+	return assumptions === undefined ? schedule : scheduleOf(assumptions);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Readable form
@@ -417,6 +568,8 @@ export function formatStep(s: Step, formCount = 4): string {
 		case 'select':
 			// As run.ts selects: forms beyond formCount are left out, none left is the missing form.
 			return `SELECT ${JSON.stringify(selectedFormIds({ formCount, selected: s.selected, selectMissing: false }))} and save (Selected Forms)`;
+		case 'editEachRequest':
+			return `${s.edit} one response of ${f(s.form)} before each of the next ${s.requests} requests`;
 		case 'churn':
 			return `${s.polls} × (${s.edit} one response of ${f(s.form)}, then POLL${s.budget === 'default' ? '' : ` (budget ${s.budget})`})`;
 		default:
@@ -428,5 +581,6 @@ export function formatSchedule(schedule: Schedule): string {
 	const lines = schedule.steps.map(
 		(s, i) => `  ${String(i + 1).padStart(2)}. ${formatStep(s, schedule.settings.formCount)}`,
 	);
-	return `${formatSettings(schedule.settings)}\nsteps:\n${lines.join('\n') || '  (none)'}\n  then: server healthy, plain polls until drained`;
+	const assumptions = schedule.assumptions ?? assumptionsOf(schedule);
+	return `${assumptions} the assumptions; ${formatSettings(schedule.settings)}\nsteps:\n${lines.join('\n') || '  (none)'}\n  then: server healthy, plain polls until drained`;
 }

@@ -3,7 +3,8 @@
  * fuzzer. It does everything the contract (forms-api.md) and the live service's known
  * behaviour (service-notes.md) allow, each behaviour switchable by the schedule:
  * - `since` exclusive or inclusive; responses oldest-first or newest-first (stable: ties in
- *   the order of creation); pages smaller than asked (a server cap); `total` absent;
+ *   the order of creation), or shuffled anew for each request (beyond the contract); pages
+ *   smaller than asked (a server cap); `total` absent;
  * - responses submitted one per millisecond or in a same-millisecond burst, updated (same id,
  *   a later `submittedAt` = now, new answers: it moves in the order), deleted, visible late
  *   (`submittedAt` in the past), or with a `submittedAt` that is missing / null / not a date
@@ -26,7 +27,11 @@ import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 /** How `since` is compared: after it, at or after it, or after its whole second (a coarse server). */
 export type SinceMode = 'exclusive' | 'inclusive' | 'wholeSeconds';
-export type ResponseOrder = 'oldestFirst' | 'newestFirst';
+/**
+ * Oldest or newest first (ties in creation order), or shuffled: a pseudo-random order of its
+ * own for each request (the same for the same request of a replay), which no contract allows.
+ */
+export type ResponseOrder = 'oldestFirst' | 'newestFirst' | 'shuffled';
 export type GarbleKind = 'missing' | 'null' | 'notADate';
 /** What a 429 says in Retry-After: nothing, `0`, an HTTP date in the past, or whole seconds. */
 export type RetryAfter =
@@ -129,8 +134,9 @@ export interface RequestRecord {
 	denied: boolean;
 	/** The ids of a page of responses served. */
 	ids?: string[];
-	/** A page of responses: the `since` it was asked with, and whether it said more follow. */
+	/** A page of responses: the `since` and `offset` it was asked with, and whether it said more follow. */
 	since?: string;
+	offset?: number;
 	hasMore?: boolean;
 }
 
@@ -438,6 +444,7 @@ export class SimServer {
 		}
 		record.ids = (page.responses as IDataObject[]).map((r) => r.id as string);
 		if (qs.since !== undefined) record.since = String(qs.since);
+		if (qs.offset !== undefined) record.offset = Number(qs.offset);
 		record.hasMore = page.hasMore === true;
 		return this.reply(atMs, 200, page);
 	};
@@ -476,6 +483,8 @@ export class SimServer {
 				return this.settings.since === 'inclusive' ? atMs >= sinceMs : atMs > sinceMs;
 			})
 			.sort((a, b) => {
+				if (this.settings.order === 'shuffled')
+					return shuffleKey(a.seq, this.log.length) - shuffleKey(b.seq, this.log.length);
 				const byTime = current(a).atMs - current(b).atMs;
 				return (this.settings.order === 'oldestFirst' ? byTime : -byTime) || a.seq - b.seq;
 			});
@@ -509,6 +518,13 @@ export class SimServer {
 			body: Readable.from([Buffer.from(asText ? String(json) : JSON.stringify(json))]),
 		};
 	}
+}
+
+/** A response's place in a shuffled listing for one request: a hash of both (an integer mix). */
+function shuffleKey(seq: number, request: number): number {
+	let h = Math.imul(seq ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(request + 1, 0xc2b2ae35);
+	h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+	return ((h ^ (h >>> 15)) >>> 0) + seq / 1e9;
 }
 
 export function current(response: SimResponse): ResponseVersion {

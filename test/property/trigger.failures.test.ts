@@ -1,0 +1,267 @@
+/**
+ * One way to fail (docs/trigger-promise.md): a form that cannot be read counts polls without
+ * progress, the 5th in a row is an error that names it, and a failing form never holds back the
+ * others for more than that. On the simulated service; black-box: what was emitted, what errors
+ * were reported, what was asked of the service.
+ */
+import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { check, formatViolations } from './oracle';
+import { REQUEST_MS, runSchedule } from './run';
+
+describe('a form that cannot be read is named by the 5th poll without progress', () => {
+	it.each([
+		['One Form', { watch: 'form' }],
+		['Selected Forms, only the responses endpoint waits', { watch: 'selectedForms' }],
+	] as const)(
+		'%s: Retry-After 40 on every poll of a 36 s budget is named, with its cause, by the 5th poll',
+		async (_name, patch) => {
+			const { server, driver } = setUp({ ...patch, formCount: 1, selected: [0] });
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: 2_000 });
+			server.apply({ kind: 'submit', form: 0, count: 3 });
+			server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } }, 1_000, 0);
+			const polls = [];
+			for (let i = 0; i < 5; i++) polls.push(await driver.poll({ budgetMs: 36_000 }));
+			const errors = polls.flatMap((poll) => poll.errors);
+			expect(errors.some((error) => error.includes('form0'))).toBe(true);
+			expect(errors.some((error) => /rate limit|429|wait/i.test(error))).toBe(true);
+			server.heal();
+			await drain(driver);
+			for (const id of aliveIds(server).slice(-3)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		},
+	);
+
+	it('One Form answering 503 for 5 polls: every error names the form', async () => {
+		const { server, driver } = setUp({ version: 2 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.inject({ kind: 'serverError', status: 503 }, 10_000, 0);
+		const errors: string[] = [];
+		for (let i = 0; i < 5; i++) errors.push(...(await driver.poll()).errors);
+		expect(errors.length).toBeGreaterThan(0);
+		for (const error of errors) expect(error).toContain('form0');
+	});
+
+	it('Selected Forms, six forms answering 503: each is named by the 5th poll it cannot move', async () => {
+		const forms = [0, 1, 2, 3, 4, 5];
+		const { server, driver } = setUp({ watch: 'selectedForms', formCount: 6, selected: forms });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		for (const form of forms) server.apply({ kind: 'submit', form, count: 1 });
+		for (const form of forms) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+		const errorsByPoll: string[][] = [];
+		for (let i = 0; i < 12; i++) {
+			server.apply({ kind: 'advance', ms: 60_000 });
+			errorsByPoll.push((await driver.poll()).errors);
+		}
+		const firstNamedAt = forms.map((form) =>
+			errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`form${form}`))),
+		);
+		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
+	});
+
+	it('Selected Forms, 4 forms asked to wait longer than the poll behind a busy one: each is named by its 5th poll, and the busy one’s responses keep coming', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 5,
+			selected: [0, 1, 2, 3, 4],
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		for (let form = 1; form < 5; form++) server.apply({ kind: 'submit', form, count: 3 });
+		const wait = { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } } as const;
+		for (let form = 1; form < 5; form++) server.inject(wait, 1_000, form);
+		const errorsByPoll: string[][] = [];
+		const busy: string[] = [];
+		for (let i = 0; i < 20; i++) {
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			busy.push(aliveIds(server, 'form0').at(-1) as string);
+			errorsByPoll.push((await driver.poll({ budgetMs: 36_000 })).errors);
+		}
+		const firstNamedAt = [1, 2, 3, 4].map((form) =>
+			errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`form${form}`))),
+		);
+		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
+		for (const id of busy.slice(0, 15)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+
+	it('Selected Forms, since a date: a form answering 503 beside a busy backlog (pages of 100) is named by the 5th poll it cannot move', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			sinceAgoMs: 7 * 24 * 3_600_000,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		server.seed(0, 6_000, 60 * MINUTE, 100);
+		server.seed(1, 3, 60 * MINUTE, 1_000);
+		expect((await driver.poll({ budgetMs: 1_000 })).errors).toEqual([]);
+		server.inject({ kind: 'serverError', status: 503 }, 10_000, 1);
+		const errorsByPoll: string[][] = [];
+		for (let poll = 0; poll < 12; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			const record = await driver.poll({ budgetMs: 1_000 });
+			expect(record.requests.some((r) => r.formId === 'form1' && r.status === 200)).toBe(false);
+			errorsByPoll.push(record.errors);
+		}
+		const firstNamedAt = errorsByPoll.findIndex((errors) =>
+			errors.some((e) => e.includes('form1')),
+		);
+		expect(firstNamedAt >= 0 && firstNamedAt <= 4).toBe(true);
+	});
+
+	it('One Form: an activation whose clock is read only after failures spend the poll, then 4 polls of bad answers, is named on the 5th poll without a page', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({ lookBackMinutes: 0, pageCap: 100, startOffsetMs: 0 }),
+			steps: [
+				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 3 },
+				{
+					kind: 'during',
+					afterRequests: 4,
+					event: { kind: 'submit', form: 0, count: 5, gapMs: 61_000 },
+				},
+				{ kind: 'discardedPoll' },
+				{ kind: 'fault', fault: { kind: 'wrongShape', body: 'errorObject' }, times: 4 },
+				{ kind: 'churn', form: 0, edit: 'update', polls: 5, budget: 'default' },
+			],
+		});
+		expect(trace.polls[0].activationTick).toBe(true);
+		expect(trace.polls.slice(0, 5).every((poll) => poll.emitted.length === 0)).toBe(true);
+		expect(trace.polls[4].errors.some((error) => error.includes('form0'))).toBe(true);
+		expect(formatViolations(check(trace))).toBe('');
+	});
+
+	it('a form whose failures change kind (missing, then rate limits, then denied) is named by the 5th poll after it last moved', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'selectedForms',
+				lookBackMinutes: 0,
+				pageCap: 100,
+				startOffsetMs: 0,
+			}),
+			steps: [
+				{ kind: 'hide', form: 0 },
+				{ kind: 'deny', form: 0, status: 404, times: 1 },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'discardedPoll' },
+				{ kind: 'deny', form: 0, status: 403, times: 2 },
+				{
+					kind: 'fault',
+					fault: { kind: 'rateLimit', retryAfter: { kind: 'absent' } },
+					times: 5,
+					form: 0,
+				},
+				{ kind: 'poll', budget: 'tiny' },
+				{ kind: 'poll', budget: '1s' },
+				{ kind: 'poll', budget: '3s' },
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'poll', budget: 'default' },
+			],
+		});
+		expect(formatViolations(check(trace))).toBe('');
+	});
+
+	it('One Form: a poll that read a page is progress, and the 5 polls of waits after it are named', async () => {
+		// A short page (fewer than asked while more follow, beyond the assumptions) makes the read
+		// ask again within the poll, and the service then asks to wait longer than the poll may.
+		const { server, driver } = setUp({ pageCap: 7 });
+		expect((await driver.poll()).errors).toEqual([]);
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 4);
+		server.inject({ kind: 'shortPage', size: 1 }, 1);
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } }, 6);
+		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+		const polls = [];
+		for (let poll = 0; poll < 10; poll++) polls.push(await driver.poll({ budgetMs: 36_000 }));
+		const withPage = polls.findIndex((p) => p.requests.some((r) => r.status === 200 && r.ids));
+		expect(withPage).toBe(4);
+		expect(polls[withPage].errors).toEqual([]);
+		expect(polls.slice(withPage + 1).every((p) => p.requests.every((r) => r.status === 429))).toBe(
+			true,
+		);
+		expect(polls.at(-1)?.errors.some((e) => e.includes('form0'))).toBe(true);
+	});
+});
+
+describe('a failing form never holds back the others', () => {
+	it('All Forms: one form answering 404 and one 403 do not hold up the others on that poll', async () => {
+		const { server, driver } = setUp({ watch: 'allForms', formCount: 3 });
+		server.seed(0, 2, MINUTE, 1_000);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 5_000 });
+		server.apply({ kind: 'submit', form: 0, count: 3 });
+		server.apply({ kind: 'submit', form: 1, count: 1 });
+		server.apply({ kind: 'submit', form: 2, count: 1 });
+		server.deny(1, 404, 100);
+		server.deny(2, 403, 100);
+		const poll = await driver.poll();
+		expect(poll.errors).toEqual([]);
+		expect(poll.emitted.filter((e) => e.formId === 'form0').map((e) => e.id)).toEqual(
+			aliveIds(server, 'form0').slice(-3),
+		);
+		server.heal();
+		await drain(driver);
+	});
+
+	it('All Forms: forms that keep failing never take the others’ turn, nor draw more than a few failed reads a poll', async () => {
+		const { server, driver } = setUp({ watch: 'allForms', formCount: 8 });
+		expect((await driver.poll()).errors).toEqual([]);
+		// Six forms answer 503 to every attempt; form6 and form7 have new responses.
+		for (const form of [0, 1, 2, 3, 4, 5]) {
+			server.apply({ kind: 'submit', form, count: 1 });
+			server.inject({ kind: 'serverError', status: 503 }, 1_000, form);
+		}
+		server.apply({ kind: 'submit', form: 6, count: 2 });
+		server.apply({ kind: 'submit', form: 7, count: 1 });
+		const polls = [await driver.poll(), await driver.poll(), await driver.poll()];
+		expect(polls.flatMap((poll) => poll.emitted.map((e) => e.formId)).sort()).toEqual([
+			'form6',
+			'form6',
+			'form7',
+		]);
+		for (const poll of polls)
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(12);
+		server.heal();
+		await drain(driver);
+		for (let form = 0; form < 8; form++) {
+			for (const id of aliveIds(server, `form${form}`))
+				expect(timesEmitted(driver.emitted, id)).toBe(1);
+		}
+	});
+
+	it('All Forms, pages of 100 at 100 ms, a 1 s budget: a form that failed once is read again on the next poll beside a busy one', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 2,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		server.apply({ kind: 'submit', form: 1, count: 3_000, gapMs: 1 });
+		server.apply({ kind: 'submit', form: 0, count: 1 });
+		const waiting = aliveIds(server, 'form0').at(-1) as string;
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 1, 0);
+		await driver.poll({ budgetMs: 1_000 });
+		expect(timesEmitted(driver.emitted, waiting)).toBe(0);
+		await driver.poll({ budgetMs: 1_000 });
+		await driver.poll({ budgetMs: 1_000 });
+		expect(timesEmitted(driver.emitted, waiting)).toBe(1);
+		await drain(driver);
+	});
+
+	it('a 429 with Retry-After 8 in a poll with a 3 s budget: the poll ends within its budget, and the responses come later, once', async () => {
+		const { server, driver } = setUp({});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 2_000 });
+		server.apply({ kind: 'submit', form: 0, count: 3 });
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 8 } }, 1);
+		const poll = await driver.poll({ budgetMs: 3_000 });
+		expect(poll.endMs - poll.startMs).toBeLessThanOrEqual(
+			3_000 + REQUEST_MS * poll.requests.length,
+		);
+		expect(poll.emitted).toEqual([]);
+		await drain(driver);
+		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+});

@@ -1,0 +1,198 @@
+/**
+ * The newest N existing responses, then the new ones (docs/trigger-promise.md): global over the
+ * watched forms; a form that cannot be read while they are chosen, that leaves the list of
+ * forms or the selection, is left out of the choice and holds up none of the others. On the
+ * simulated service; black-box: what was emitted, what errors were reported.
+ */
+import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+
+describe('the newest N existing responses', () => {
+	it('fewer existing than N (350, N = 500), pages of 100 read one a poll: all 350 come once within 15 polls, no stall', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			newestCount: 500,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		server.seed(0, 350, MINUTE, 1_000);
+		const existing = aliveIds(server);
+		for (let i = 0; i < 15; i++) {
+			const poll = await driver.poll({ budgetMs: 100 });
+			expect(poll.errors).toEqual([]);
+		}
+		for (const id of existing) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		await drain(driver);
+	});
+
+	it('responses of the activation second seen by its read count among the N', async () => {
+		const { server, driver } = setUp({ version: 2, newestCount: 5, startOffsetMs: 300 });
+		server.seed(0, 1_200, MINUTE, 1_000);
+		const old = aliveIds(server);
+		server.apply({ kind: 'submit', form: 0, count: 7, gapMs: 1 });
+		const inTheSecond = aliveIds(server).slice(-7);
+		server.apply({ kind: 'advance', ms: 5 });
+		const activation = await driver.poll();
+		expect(activation.errors).toEqual([]);
+		expect(activation.requests.some((r) => inTheSecond.every((id) => r.ids?.includes(id)))).toBe(
+			true,
+		);
+		await drain(driver);
+		const emittedExisting = driver.emitted.filter(
+			(e) => old.includes(e.id) || inTheSecond.includes(e.id),
+		);
+		expect(emittedExisting.length).toBe(5);
+		for (const id of old) expect(timesEmitted(driver.emitted, id)).toBe(0);
+	});
+
+	it('a few of them updated while they are read (pages of 100): none is skipped, and never more than N come', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			newestCount: 200,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		server.seed(0, 400, MINUTE, 100);
+		const existing = aliveIds(server);
+		// After the activation poll's first page (its budget cuts the read), 4 of the oldest are
+		// updated: they move to the end (oldest first), and the others move up 4 places.
+		await driver.poll({ budgetMs: 1 });
+		for (let k = 0; k < 4; k++) server.apply({ kind: 'update', form: 0, pick: k });
+		await drain(driver);
+		const existingEmitted = driver.emitted.filter(
+			(e) => e.tag.endsWith('#1') && existing.includes(e.id),
+		);
+		expect(existingEmitted.map((e) => e.id).sort()).toEqual(existing.slice(-200).sort());
+	});
+
+	it('Selected Forms: a new response of one form comes though it is older than a response of another form seen by the activation seconds later', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			newestCount: 1,
+		});
+		server.seed(0, 5, 10 * MINUTE, 1_000);
+		server.seed(1, 5, 20 * MINUTE, 1_000);
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 2 } }, 1, 1);
+		let x = '';
+		let y = '';
+		// While form1's 429 is waited out: X on form0 (already read), then Y on form1 (read after).
+		for (let k = 1; k <= 6; k++)
+			server.arm(k, (s) => {
+				if (x || s.log.at(-1)?.status !== 429) return;
+				s.apply({ kind: 'submit', form: 0, count: 1 });
+				x = aliveIds(s, 'form0').at(-1) as string;
+				s.apply({ kind: 'advance', ms: 1 });
+				s.apply({ kind: 'submit', form: 1, count: 1 });
+				y = aliveIds(s, 'form1').at(-1) as string;
+			});
+		const activation = await driver.poll();
+		expect(activation.errors).toEqual([]);
+		expect(x && y).toBeTruthy();
+		server.apply({ kind: 'advance', ms: MINUTE });
+		for (let poll = 0; poll < 3; poll++) await driver.poll();
+		expect(timesEmitted(driver.emitted, y)).toBe(1);
+		expect(timesEmitted(driver.emitted, x)).toBe(1);
+		await drain(driver);
+	});
+
+	it('read over many polls while two earlier responses are updated between polls: they all come, or the form is named', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			newestCount: 500,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		server.seed(0, 2_000, MINUTE, 10);
+		const newestExisting = aliveIds(server).slice(-500);
+		const submitted: string[] = [];
+		const errors: string[] = [];
+		for (let poll = 0; poll < 30; poll++) {
+			errors.push(...(await driver.poll({ budgetMs: 300 })).errors);
+			server.apply({ kind: 'update', form: 0, pick: 2 * poll + 10 });
+			server.apply({ kind: 'update', form: 0, pick: 2 * poll + 11 });
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			submitted.push(aliveIds(server).at(-1) as string);
+			server.apply({ kind: 'advance', ms: 60_000 });
+		}
+		const emitted = [...newestExisting, ...submitted.slice(0, 20)].filter(
+			(id) => timesEmitted(driver.emitted, id) > 0,
+		);
+		expect(emitted.length === 520 || errors.some((e) => e.includes('form0'))).toBe(true);
+	});
+});
+
+describe('the newest N never wait on a form that leaves the choice', () => {
+	it('Selected Forms: a form answering 503 never keeps the trigger from activating, nor holds up the other form, and is named', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			newestCount: 5,
+		});
+		server.seed(0, 8, MINUTE, 1_000);
+		server.seed(1, 8, 2 * MINUTE, 1_000);
+		server.inject({ kind: 'serverError', status: 503 }, 1_000, 1);
+		const newestOfForm0 = aliveIds(server, 'form0').slice(-5);
+		const polls = [];
+		for (let i = 0; i < 6; i++) polls.push(await driver.poll());
+		expect(polls.some((poll) => poll.activationFailed)).toBe(false);
+		expect(polls.flatMap((poll) => poll.errors).some((error) => error.includes('form1'))).toBe(
+			true,
+		);
+		for (const id of newestOfForm0) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		server.heal();
+		await drain(driver);
+	});
+
+	it('Selected Forms, pages of 100: a form that fails 4 polls in 5 while they are chosen holds up none of the other form’s new responses', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			version: 2,
+			newestCount: 250,
+			pageCap: 100,
+			requestMs: 100,
+		});
+		server.seed(0, 100, 10 * MINUTE, 1_000);
+		server.seed(1, 4_000, 20 * MINUTE, 100);
+		const newOnForm0: string[] = [];
+		for (let poll = 0; poll < 30; poll++) {
+			if (poll > 0 && poll % 5 !== 0) server.inject({ kind: 'serverError', status: 503 }, 4, 1);
+			await driver.poll({ budgetMs: 1_000 });
+			server.heal();
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			newOnForm0.push(aliveIds(server, 'form0').at(-1) as string);
+			server.apply({ kind: 'advance', ms: 60_000 });
+		}
+		const late = newOnForm0.slice(0, 20).filter((id) => timesEmitted(driver.emitted, id) === 0);
+		expect(late).toEqual([]);
+	});
+
+	it('All Forms, pages of 100: a form read whole at activation, then missing from one listing while they are chosen, emits none of its existing responses', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 2,
+			version: 2,
+			newestCount: 3,
+			pageCap: 100,
+			requestMs: 100,
+			startOffsetMs: 300,
+		});
+		server.seed(0, 2, 2 * MINUTE, 1_000);
+		server.seed(1, 3_000, 10 * MINUTE, 100);
+		const form0 = aliveIds(server, 'form0');
+		const activation = await driver.poll({ budgetMs: 500 });
+		expect(activation.errors).toEqual([]);
+		const pages0 = activation.requests.filter((r) => r.formId === 'form0' && r.since);
+		expect(pages0.at(-1)?.hasMore).toBe(false);
+		server.setHidden(0, true);
+		await driver.poll({ budgetMs: 500 });
+		server.setHidden(0, false);
+		await drain(driver);
+		for (const id of form0) expect(timesEmitted(driver.emitted, id)).toBe(0);
+	});
+});
