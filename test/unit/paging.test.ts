@@ -368,13 +368,13 @@ describe('paging: reads that prove themselves', () => {
 		expect(all.asked).toEqual([0, 95]);
 	});
 
-	it('tells the order a page shows, and none when it breaks it', () => {
-		expect(orderOf(minutes(3, 1))).toBe(1);
-		expect(orderOf(minutes(3, -1))).toBe(-1);
-		expect(
-			orderOf([at('a', '2026-01-01T00:00:00.000Z'), at('b', '2026-01-01T00:00:00.000Z')]),
-		).toBe(0);
-		const [a, b, c] = minutes(3, 1);
-		expect(orderOf([a, c, b])).toBe(0);
+	it('tells the order a page shows, none when it breaks it, and none on a page of a few responses', () => {
+		expect(orderOf(minutes(10, 1))).toBe(1);
+		expect(orderOf(minutes(10, -1))).toBe(-1);
+		expect(orderOf(minutes(9, 1))).toBe(0);
+		const sameMs = Array.from({ length: 10 }, (_, i) => at(`s${i}`, '2026-01-01T00:00:00.000Z'));
+		expect(orderOf(sameMs)).toBe(0);
+		const [a, b, ...rest] = minutes(10, 1);
+		expect(orderOf([b, a, ...rest])).toBe(0);
 	});
 });

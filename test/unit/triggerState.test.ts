@@ -86,7 +86,7 @@ const STORED_BY_VERSION_1: IDataObject = {
 /**
  * Version 2, stored in the middle of choosing the newest existing responses: f1 still reading
  * the day before activation from a bare offset, f2 done with it, f3 left out (its floor, the
- * last version kept out, at activation), two candidates kept.
+ * first version emitted, at activation), two candidates kept.
  */
 const DAY_BEFORE_SINCE = at(ACTIVATED_MS - 24 * HOUR_MS - 1);
 const STORED_BY_VERSION_2: IDataObject = {
@@ -112,7 +112,7 @@ const STORED_BY_VERSION_2: IDataObject = {
 
 /**
  * Version 3, the release before: a read cut short with its resume point, responses without a
- * date, floors (the last version kept out: the activation, the oldest chosen), a form in a run
+ * date, floors (the first version emitted: the activation, the oldest chosen), a form in a run
  * of failed polls already reported.
  */
 const NEWEST_READ_MS = Date.parse('2026-11-23T10:00:00.000Z');
@@ -357,7 +357,7 @@ describe('a stored state of an earlier version', () => {
 				chosenFrom: {
 					since: at(ACTIVATED_MS - 24 * HOUR_MS - 1),
 					seen: {},
-					floor: { atMs: ACTIVATED_MS - 7_000, id: 'r7\u0000' },
+					floor: { atMs: ACTIVATED_MS - 7_000, id: 'r7' },
 				},
 				stuck: { since: '2026-11-23T09:00:00.000Z', seen: {}, failedPolls: 5 },
 			},
@@ -384,7 +384,7 @@ describe('a stored state of an earlier version', () => {
 			for (const version of versions)
 				expect({ version, keptOut: compareVersions(version, floor!) < 0 }).toEqual({
 					version,
-					keptOut: compareVersions(version, oldFloor) <= 0,
+					keptOut: compareVersions(version, oldFloor) < 0,
 				});
 		}
 	});

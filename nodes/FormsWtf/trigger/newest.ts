@@ -13,6 +13,8 @@ import { cursorFrom } from './state';
 /**
  * The newest `count` existing responses of a form (submitted before `beforeMs`), newest first;
  * undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages kept moving.
+ * They are read where they are, until the read holds an existing response older than the
+ * `count`-th newest: all of that one's millisecond is then read too.
  */
 export async function readNewest(
 	budget: PollBudget,
@@ -29,20 +31,25 @@ export async function readNewest(
 				existing.set(response.id, { id: response.id, atMs, response });
 		}
 	};
+	const newest = () => [...existing.values()].sort((a, b) => compareVersions(b, a));
+	const enough = () => {
+		const sorted = newest();
+		return sorted.length > count && sorted[count - 1].atMs > sorted[sorted.length - 1].atMs;
+	};
 	const first = await pages.at(0);
-	const order = orderOf(first.responses);
-	let walked: Awaited<ReturnType<FormPages['walk']>>;
+	const order = orderOf(first.responses) || (await pages.orderByLast(first));
+	let walked: Awaited<ReturnType<FormPages['walk']>> = 'whole';
 	if (order === 1 && first.hasMore && first.total !== undefined) {
 		// Oldest first: the newest are the last, read from a little before them to the end.
-		const offset = Math.max(0, first.total - count - Math.ceil(count / 10) - 10);
-		walked = await pages.walk(offset ? await pages.at(offset) : first, offset, take);
-	} else {
-		// Newest first (or an order no page shows): from the top, until enough existing ones.
-		walked = await pages.walk(first, 0, take, () => order === -1 && existing.size >= count);
-	}
+		for (let span = count + Math.ceil(count / 10) + 10; ; span *= 2) {
+			const offset = Math.max(0, first.total - span);
+			existing.clear();
+			walked = await pages.walk(offset ? await pages.at(offset) : first, offset, take);
+			if (walked !== 'whole' || offset === 0 || enough()) break;
+		}
+	} else walked = await pages.walk(first, 0, take, () => order === -1 && enough());
 	if (walked === 'notWhole') throw NOT_WHOLE;
-	if (walked === 'cut') return undefined;
-	return [...existing.values()].sort((a, b) => compareVersions(b, a)).slice(0, count);
+	return walked === 'cut' ? undefined : newest().slice(0, count);
 }
 
 /** Adds a form's newest to the choice: the newest `count` of all read so far are kept. */

@@ -205,9 +205,12 @@ class Poll {
 			cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
-		this.next.forms[form.id] = read.moved
-			? progressed(cursor)
-			: this.noProgress(form, cursor, read.failure ?? this.budget.stoppedBy ?? NOT_WHOLE);
+		// A read the poll's budget cut after some pages is neither: the next poll goes on.
+		const failure = read.failure ?? this.budget.stoppedBy;
+		if (read.moved) this.next.forms[form.id] = progressed(cursor);
+		else
+			this.next.forms[form.id] =
+				failure === undefined ? cursor : this.noProgress(form, cursor, failure);
 	}
 
 	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */

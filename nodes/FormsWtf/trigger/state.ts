@@ -166,12 +166,10 @@ function migrateCursor(value: unknown): FormCursor | undefined {
 	const cursor = readCursor({
 		since: value.since,
 		seen: value.seen,
-		// Up to version 3 a floor was the last version kept out; now it is the first emitted.
+		// Up to version 3 a floor at a millisecond's last id kept out all of that millisecond.
 		floor:
-			isObject(floor) && typeof floor.id === 'string' && isFiniteNumber(floor.atMs)
-				? floor.id === '\uffff'
-					? { atMs: floor.atMs + 1, id: '' }
-					: { atMs: floor.atMs, id: `${floor.id}\u0000` }
+			isObject(floor) && floor.id === '\uffff' && isFiniteNumber(floor.atMs)
+				? { atMs: floor.atMs + 1, id: '' }
 				: floor,
 		failedPolls: value.failedPolls,
 		readAtRev: value.readAtRev,

@@ -284,6 +284,9 @@ export interface PageSource {
 /** How many responses of a page the next page of a walk reads again, to prove nothing fell between. */
 export const PAGE_OVERLAP = 5;
 
+/** The fewest responses a page that more follow must hold to prove an order or a boundary. */
+export const MIN_PROVING_PAGE = 10;
+
 /** Times a walk begins again from its first offset before it counts as not proven. */
 const WALK_PASSES = 3;
 
@@ -350,7 +353,7 @@ export class FormPages {
 	}
 
 	/** A first page of one millisecond shows no order: the list's last response tells it. */
-	private async orderByLast(first: FetchedPage): Promise<1 | -1 | 0> {
+	async orderByLast(first: FetchedPage): Promise<1 | -1 | 0> {
 		const times = new Set(first.responses.map(submittedAtMs).filter((ms) => ms !== undefined));
 		if (times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
 		const [firstMs] = [...times] as number[];
@@ -385,7 +388,9 @@ export class FormPages {
 			if (!page.hasMore || enough()) return 'whole';
 			if (!this.budget.mayRead()) return 'cut';
 			const size = page.responses.length;
-			const step = size > 1 ? size - Math.min(PAGE_OVERLAP, size - 1) : 1;
+			// A boundary after a page of a few responses is met by chance as easily as by order.
+			if (size < MIN_PROVING_PAGE) return 'notWhole';
+			const step = size - PAGE_OVERLAP;
 			const overlap = page.responses.slice(step);
 			const order = orderOf(page.responses);
 			const next = await this.at(at + step);
@@ -428,6 +433,8 @@ export function newestMs(responses: FormResponse[]): number {
 /** 1: oldest first, -1: newest first, 0: the page does not show an order (or breaks it). */
 export function orderOf(responses: FormResponse[]): 1 | -1 | 0 {
 	const times = datedTimes(responses);
+	// A few responses in order by chance would prove nothing.
+	if (times.length < MIN_PROVING_PAGE) return 0;
 	const first = times.find((ms) => ms !== times[0]);
 	if (first === undefined) return 0;
 	const order = first > times[0] ? 1 : -1;
