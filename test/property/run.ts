@@ -81,7 +81,11 @@ export interface Trace {
 	selections: Array<{ fromPoll: number; formIds: string[] }>;
 }
 
-const QUIET_FINAL_POLLS = { form: 3, selectedForms: 24, allForms: 24 };
+/**
+ * Quiet polls in a row that end the drain: more than the 5 polls without progress after which a
+ * form is named, so that a read that cannot go on is named before the drain ends.
+ */
+const QUIET_FINAL_POLLS = { form: 6, selectedForms: 24, allForms: 24 };
 export const MAX_FINAL_POLLS = 150;
 const SILENT_FINAL_POLLS = 40;
 

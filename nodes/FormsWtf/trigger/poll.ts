@@ -193,7 +193,8 @@ class Poll {
 			floor,
 		});
 		this.countFailure(read.failure);
-		if (watch === 'form' && read.failure !== undefined && !read.moved)
+		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
+		if (watch === 'form' && read.failure !== undefined && read.failure !== NOT_WHOLE && !read.moved)
 			if (this.activating || !isTransientError(read.failure))
 				throw asNodeError(this.context.getNode(), read.failure);
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });

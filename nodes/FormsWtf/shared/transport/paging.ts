@@ -378,6 +378,8 @@ export class FormPages {
 		let page = first;
 		let at = offset;
 		let passes = 1;
+		/** The list's order, once a page shows it: every page after must keep it. */
+		let order: 1 | -1 | 0 = 0;
 		const begin = (start: FetchedPage) => {
 			[this.passFirst, this.passNewestMs] = [start, newestMs(start.responses)];
 			take(start.responses);
@@ -388,11 +390,12 @@ export class FormPages {
 			if (!page.hasMore || enough()) return 'whole';
 			if (!this.budget.mayRead()) return 'cut';
 			const size = page.responses.length;
-			// A boundary after a page of a few responses is met by chance as easily as by order.
-			if (size < MIN_PROVING_PAGE) return 'notWhole';
+			order ||= orderOf(page.responses);
+			// A boundary after a page of a few responses, or of no order, is met by chance as easily
+			// as by order.
+			if (size < MIN_PROVING_PAGE || (order === 0 && !isOneMillisecond(page))) return 'notWhole';
 			const step = size - PAGE_OVERLAP;
 			const overlap = page.responses.slice(step);
-			const order = orderOf(page.responses);
 			const next = await this.at(at + step);
 			take(next.responses);
 			this.passNewestMs = Math.max(this.passNewestMs, newestMs(next.responses));
@@ -431,6 +434,10 @@ export function newestMs(responses: FormResponse[]): number {
 }
 
 /** 1: oldest first, -1: newest first, 0: the page does not show an order (or breaks it). */
+function isOneMillisecond(page: FetchedPage): boolean {
+	return new Set(datedTimes(page.responses)).size <= 1;
+}
+
 export function orderOf(responses: FormResponse[]): 1 | -1 | 0 {
 	const times = datedTimes(responses);
 	// A few responses in order by chance would prove nothing.
