@@ -117,16 +117,21 @@ class Poll {
 		const scope = scopeOf(this.settings);
 		this.next = { version: STATE_VERSION, scope, rev: 0, activatedAtMs: atMs, forms: {} };
 		if (onActivation.emit === 'since') this.next.emitSinceMs = onActivation.sinceMs;
-		for (const form of this.listing.forms) this.start(form, atMs, onActivation.emit === 'newOnly');
+		const firstMs = this.next.emitSinceMs ?? atMs;
+		for (const form of this.listing.forms)
+			this.start(form, firstMs, atMs, onActivation.emit === 'newOnly');
 		if (onActivation.emit !== 'newest') return;
 		const pending = this.listing.forms.filter((form) => form.responseCount !== 0);
 		const ids = pending.map((form) => form.id);
 		this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
 	}
 
-	/** A form's cursor from `atMs` on; a learning one counts what its first read sees of that second as existing. */
-	private start(form: WatchedForm, atMs: number, learns: boolean): void {
-		const cursor = cursorFrom(this.next.emitSinceMs ?? atMs, atMs, this.settings.lookBackMs);
+	/**
+	 * A form's cursor that emits from `firstMs` on, `atMs` the moment it starts at; a learning one
+	 * counts what its first read sees of that second as existing.
+	 */
+	private start(form: WatchedForm, firstMs: number, atMs: number, learns: boolean): void {
+		const cursor = cursorFrom(firstMs, atMs, this.settings.lookBackMs);
 		this.next.forms[form.id] = cursor;
 		if (!learns) return;
 		// Nothing to read: the next list of forms shows any response added.
@@ -155,10 +160,12 @@ class Poll {
 			for (const formId of [...choice.pending, ...choice.done])
 				if (!listed.has(formId)) leaveChoice(this.next.choice, formId);
 		}
+		// A form added to the selection, or reset, starts now: what exists then is existing.
 		for (const form of this.listing.forms) {
 			const added = this.settings.watch === 'selectedForms' && !this.next.forms[form.id];
-			const learns = this.next.emitSinceMs === undefined;
-			if (added || reset.includes(form.id)) this.start(form, await this.clock(), learns);
+			if (!added && !reset.includes(form.id)) continue;
+			const nowMs = await this.clock();
+			this.start(form, nowMs, nowMs, true);
 		}
 	}
 

@@ -91,7 +91,7 @@ export interface FormRead {
 	found: Version[];
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
-	/** Proven whole, or moved `since`, or found something new without failing: progress. */
+	/** Proven whole, moved `since`, or found something new (in a read that can be proven): progress. */
 	moved: boolean;
 	failure?: unknown;
 }
@@ -139,10 +139,8 @@ class WindowRead {
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
 			const first = await pages.at(0);
 			this.startedAtMs ??= pages.startedAtMs;
-			if (!first.hasMore) {
-				this.take(first.responses);
-				return true;
-			}
+			this.take(first.responses);
+			if (!first.hasMore) return true;
 			// What the oldest end proves moves `since` past it; the look-back window stays.
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
@@ -200,7 +198,8 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		const moved = whole || movedSince || (found.length > 0 && failure === undefined);
+		// Something new is progress, though the read failed after it: not from a read that cannot be proven.
+		const moved = whole || movedSince || (found.length > 0 && failure !== NOT_WHOLE);
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
