@@ -11,8 +11,9 @@ import type { NewestChoice, TriggerState } from './state';
 import { cursorFrom } from './state';
 
 /**
- * The newest `count` existing responses of a form (submitted before `beforeMs`), newest first;
- * undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages kept moving.
+ * The existing responses of a form (submitted before `beforeMs`) read to find its newest `count`,
+ * newest first; undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages
+ * kept moving.
  * They are read where they are, until the read holds an existing response older than the
  * `count`-th newest: all of that one's millisecond is then read too.
  */
@@ -49,13 +50,14 @@ export async function readNewest(
 		}
 	} else walked = await pages.walk(first, 0, take, () => order === -1 && enough());
 	if (walked === 'notWhole') throw NOT_WHOLE;
-	return walked === 'cut' ? undefined : newest().slice(0, count);
+	return walked === 'cut' ? undefined : newest();
 }
 
 /** Adds a form's newest to the choice: the newest `count` of all read so far are kept. */
 export function addChosen(choice: NewestChoice, formId: string, versions: Version[]): void {
 	const entries = new Map(choice.chosen.map((entry) => [`${entry[0]}/${entry[1]}`, entry]));
-	for (const { id, atMs } of versions) entries.set(`${formId}/${id}`, [formId, id, atMs]);
+	for (const { id, atMs } of versions.slice(0, choice.count))
+		entries.set(`${formId}/${id}`, [formId, id, atMs]);
 	const byNewest = (a: NewestChoice['chosen'][0], b: NewestChoice['chosen'][0]) =>
 		compareVersions({ atMs: b[2], id: b[1] }, { atMs: a[2], id: a[1] });
 	choice.chosen = [...entries.values()].sort(byNewest).slice(0, choice.count);
@@ -84,11 +86,21 @@ export function leaveChoice(choice: NewestChoice, formId: string): void {
  * at its beginning when fewer exist), and the choice is over.
  */
 export function settleChoice(state: TriggerState, lookBackMs: number): void {
-	const choice = state.choice;
+	const { choice, activatedAtMs } = state;
 	if (!choice || choice.pending.length) return;
 	const oldest = choice.chosen.length >= choice.count ? choice.chosen.at(-1) : undefined;
-	const floor = oldest ? { atMs: oldest[2], id: oldest[1] } : { atMs: 0, id: '' };
-	for (const formId of choice.done)
-		state.forms[formId] = { ...cursorFrom(floor.atMs, state.activatedAtMs, lookBackMs), floor };
+	let floor = oldest ? { atMs: oldest[2], id: oldest[1] } : { atMs: 0, id: '' };
+	// A floor in the activation's second: what the choosing read saw of that second and did not
+	// choose is existing (held in `seen`), and what it did not see is new.
+	if (floor.atMs >= activatedAtMs) floor = { atMs: activatedAtMs, id: '' };
+	const chosen = new Set(choice.chosen.map(([formId, id]) => `${formId}/${id}`));
+	for (const formId of choice.done) {
+		const seen = Object.entries(state.forms[formId]?.seen ?? {});
+		const existing = seen.filter(
+			([id, atMs]) => atMs >= activatedAtMs && !chosen.has(`${formId}/${id}`),
+		);
+		const cursor = cursorFrom(floor.atMs, activatedAtMs, lookBackMs);
+		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(existing) };
+	}
 	delete state.choice;
 }

@@ -234,7 +234,13 @@ class Poll {
 		this.countFailure(failure);
 		if (chosen) {
 			addChosen(choice, form.id, chosen);
-			this.next.forms[form.id] = progressed(cursor);
+			// What it saw of the activation's second is existing, kept until the choice ends.
+			const seen = chosen.filter((version) => version.atMs >= this.next.activatedAtMs);
+			const inTheSecond = Object.fromEntries(seen.map(({ id, atMs }) => [id, atMs]));
+			this.next.forms[form.id] = {
+				...progressed(cursor),
+				seen: { ...cursor.seen, ...inTheSecond },
+			};
 			return;
 		}
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)

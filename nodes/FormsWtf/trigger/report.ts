@@ -10,7 +10,7 @@ import type { TriggerSettings } from './settings';
 export const POLLS_BEFORE_ERROR = 5;
 
 /** How many more such polls before it is named again. */
-const POLLS_BEFORE_ERROR_AGAIN = 60;
+const POLLS_BEFORE_ERROR_AGAIN = 30;
 
 export function warn(context: IPollFunctions, message: string): void {
 	context.logger.warn(`Forms.wtf Trigger: ${message}`, {

@@ -5,6 +5,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	INode,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
@@ -25,6 +26,7 @@ import {
 	secretForms,
 	shorten,
 } from './errors';
+import type { RedirectState } from './redirects';
 import { displayUrl, isRedirectStatus, nextHop, startRedirects } from './redirects';
 import type { RetryPolicy } from './retry';
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitBudgetMs, rateLimitDelayMs } from './retry';
@@ -504,10 +506,11 @@ export function isSinglePathSegment(segment: string): boolean {
 }
 
 /**
- * Sends one request (a GET unless the request says otherwise), retrying what is worth retrying: 429 (honouring Retry-After, never sooner than
- * the policy's minDelayMs, bounded in count and in total time), 5xx and dropped connections (a
- * few times, with backoff). 400, 401, 403 and 404 are never retried: the same request would
- * fail the same way. With a deadline, no wait is started that would end after it.
+ * Sends one request (a GET unless the request says otherwise), retrying what is worth retrying:
+ * 429 (honouring Retry-After, never sooner than the policy's minDelayMs, bounded in count and in
+ * total time), 5xx and dropped connections (a few times, with backoff). 400, 401, 403 and 404 are
+ * never retried: the same request would fail the same way. With a deadline, no wait is started
+ * that would end after it.
  */
 async function sendWithRetries<B>(
 	client: FormsWtfClient,
@@ -515,9 +518,77 @@ async function sendWithRetries<B>(
 	accept: string,
 	readBody: (body: ReadableBody, idleMs: number) => Promise<B>,
 ): Promise<ApiResponse<B>> {
-	const { context, policy } = client;
-	const node = context.getNode();
-	const timeoutMs = checkedTimeout(context, request);
+	const node = client.context.getNode();
+	const timeoutMs = checkedTimeout(client.context, request);
+	refuseInvalidPath(node, request);
+	const baseUrl = await client.baseUrl();
+	const secrets = await client.secretForms();
+	const firstUrl = buildUrl(baseUrl, request.path);
+	const sending: Sending = {
+		client,
+		request,
+		node,
+		baseUrl,
+		secrets,
+		options: httpOptions(firstUrl, request, accept),
+		redirects: startRedirects(firstUrl, baseUrl, request.followsFileLinks === true),
+		tally: { attempts: 0, serverErrors: 0, rateLimitRetries: 0, rateLimitWaitMs: 0 },
+	};
+	let redirected = false;
+	for (;;) {
+		if (request.signal?.aborted) throw new NodeOperationError(node, 'The request was cancelled');
+		// A redirect followed is the same attempt, sent on to where the server pointed.
+		if (!redirected) sending.tally.attempts++;
+		const attemptTimeoutMs = attemptTimeout(timeoutMs, request.deadlineMs);
+		const end = await sendAttempt(sending, attemptTimeoutMs, readBody);
+		if (end.kind === 'success') return end.response;
+		const next =
+			end.kind === 'answered'
+				? await afterUnsuccessfulStatus(sending, end.response, attemptTimeoutMs)
+				: 'retry';
+		redirected = next === 'redirected';
+	}
+}
+
+/** One request as sendWithRetries sends it, across its attempts and the redirects it follows. */
+interface Sending {
+	client: FormsWtfClient;
+	request: ApiRequest;
+	node: INode;
+	baseUrl: string;
+	/** Every form of the API key, cut out of an error message the server sends. */
+	secrets: readonly string[];
+	/** What the next attempt sends; a redirect followed changes its address (see followRedirect). */
+	options: IHttpRequestOptions;
+	redirects: RedirectState;
+	tally: RetryTally;
+}
+
+/** What one request has used so far of what its retry policy allows. */
+interface RetryTally {
+	/** Attempts made, this one included; a redirect followed is part of the attempt it ends. */
+	attempts: number;
+	/** Retries after a 5xx or a dropped connection: the policy bounds them together. */
+	serverErrors: number;
+	/** Retries after a 429. */
+	rateLimitRetries: number;
+	/** Time waited out after 429 answers, bounded by the policy's budget. */
+	rateLimitWaitMs: number;
+}
+
+/** How one attempt ended, when it did not end the request with an error. */
+type AttemptEnd<B> =
+	/** A 2xx answer, its body read. */
+	| { kind: 'success'; response: ApiResponse<B> }
+	/** Any other status, its body not yet read (see afterUnsuccessfulStatus). */
+	| { kind: 'answered'; response: IN8nHttpFullResponse }
+	/** The connection failed in a way worth another attempt, and the backoff wait is over. */
+	| { kind: 'retry' };
+
+/** What to do after an answer that was not a 2xx, when it did not end the request. */
+type NextStep = 'redirected' | 'retry';
+
+function refuseInvalidPath(node: INode, request: ApiRequest): void {
 	const badSegment = request.path.find((segment) => !isSinglePathSegment(segment));
 	if (badSegment !== undefined) {
 		throw new NodeOperationError(node, `"${badSegment}" is not a valid form ID`, {
@@ -526,15 +597,14 @@ async function sendWithRetries<B>(
 			itemIndex: request.itemIndex,
 		});
 	}
-	const baseUrl = await client.baseUrl();
-	const secrets = await client.secretForms();
-	const { deadlineMs } = request;
+}
+
+/** What n8n's HTTP helper is asked to send, the attempt's timeout aside. */
+function httpOptions(url: string, request: ApiRequest, accept: string): IHttpRequestOptions {
 	// Always a stream: a JSON body is decoded as it arrives (see readText), a file is passed on.
-	const firstUrl = buildUrl(baseUrl, request.path);
-	const method = request.method ?? 'GET';
 	const options: IHttpRequestOptions = {
-		method,
-		url: firstUrl,
+		method: request.method ?? 'GET',
+		url,
 		qs: request.qs,
 		encoding: 'stream',
 		returnFullResponse: true,
@@ -547,115 +617,165 @@ async function sendWithRetries<B>(
 		options.body = JSON.stringify(request.body);
 		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
 	}
-	// A POST that may have reached the service (it answered 5xx, or the connection dropped after
-	// it was sent) may have made what it asked for: sent again, it would make a second one.
-	const mayResend = (code?: string) => method !== 'POST' || code === 'ECONNREFUSED';
 	if (request.signal) options.abortSignal = request.signal;
-	const redirects = startRedirects(firstUrl, baseUrl, request.followsFileLinks === true);
+	return options;
+}
 
-	let attempts = 0;
-	let serverErrors = 0;
-	let rateLimitRetries = 0;
-	let rateLimitWaitMs = 0;
-	/** Waits `ms` before the next attempt, or fails at once if that would pass the deadline. */
-	const waitOrGiveUp = async (ms: number, reason: DeadlineReason): Promise<void> => {
-		if (deadlineMs !== undefined && Date.now() + ms > deadlineMs)
-			throw errorForDeadline(node, reason, request, attempts);
-		// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
-		await policy.wait(ms, request.signal).catch(() => undefined);
-	};
-	let redirected = false;
-	for (;;) {
-		if (request.signal?.aborted) throw new NodeOperationError(node, 'The request was cancelled');
-		// A redirect followed is the same attempt, sent on to where the server pointed.
-		if (!redirected) attempts++;
-		redirected = false;
-		// n8n's HTTP client (as its HTTP Request node does): the time until the answer starts;
-		// and ours, at most between two parts of the body. Never past a deadline by much.
-		const attemptTimeoutMs =
-			deadlineMs === undefined
-				? timeoutMs
-				: Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
-		let response: IN8nHttpFullResponse;
-		try {
-			const attempt: IHttpRequestOptions = { ...options, timeout: attemptTimeoutMs };
-			response = (
-				redirects.withKey
-					? await context.helpers.httpRequestWithAuthentication.call(
-							context,
-							CREDENTIAL_TYPE,
-							attempt,
-						)
-					: await context.helpers.httpRequest(attempt)
-			) as IN8nHttpFullResponse;
-			if (response.statusCode >= 200 && response.statusCode < 300) {
-				// A connection dropped while the body streams in fails here, and is retried like
-				// one dropped before the answer.
-				const body = await readBody(response.body as unknown as ReadableBody, attemptTimeoutMs);
-				return { body, headers: response.headers, statusCode: response.statusCode };
-			}
-		} catch (error) {
-			const code = connectionErrorCode(error) ?? 'unknown error';
-			if (deadlineMs !== undefined && isTimeoutCode(code) && Date.now() >= deadlineMs) {
-				throw errorForDeadline(node, { kind: 'connection', code }, request, attempts);
-			}
-			if (
-				isRetryableConnectionCode(code) &&
-				mayResend(code) &&
-				serverErrors < policy.maxServerErrorRetries
-			) {
-				await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'connection', code });
-				continue;
-			}
-			throw errorForConnection(node, code, baseUrl, request, {
-				attempts,
-				timeoutMs: attemptTimeoutMs,
-			});
-		}
+/**
+ * Whether a request may be sent again after it failed with `connectionCode`, or with a 5xx when
+ * there is no code. A POST that may have reached the service (it answered 5xx, or the
+ * connection dropped after it was sent) may have made what it asked for: sent again, it would
+ * make a second one. A refused connection never reached it.
+ */
+function maySendAgain(request: ApiRequest, connectionCode?: string): boolean {
+	return (request.method ?? 'GET') !== 'POST' || connectionCode === 'ECONNREFUSED';
+}
 
-		const status = response.statusCode;
-		if (isRedirectStatus(status)) {
-			discardBody(response.body);
-			const hop = nextHop(redirects, status, headerValue(response.headers, 'location'));
-			if (!('url' in hop)) {
-				throw errorForRedirect(node, hop, new URL(baseUrl).host, request);
-			}
-			// The address the server gave carries its own query.
-			options.url = hop.url;
-			delete options.qs;
-			redirected = true;
-			continue;
-		}
-		if (status === 429) {
-			const waitMs = rateLimitDelayMs(
-				policy,
-				headerValue(response.headers, 'retry-after'),
-				rateLimitRetries,
-			);
-			if (
-				rateLimitRetries < policy.maxRateLimitRetries &&
-				rateLimitWaitMs + waitMs <= rateLimitBudgetMs(policy)
-			) {
-				discardBody(response.body);
-				rateLimitRetries++;
-				rateLimitWaitMs += waitMs;
-				await waitOrGiveUp(waitMs, { kind: 'rateLimit', askedMs: waitMs });
-				continue;
-			}
-		} else if (status >= 500 && mayResend() && serverErrors < policy.maxServerErrorRetries) {
-			discardBody(response.body);
-			await waitOrGiveUp(backoffDelayMs(policy, serverErrors++), { kind: 'serverError', status });
-			continue;
-		}
+/**
+ * n8n's HTTP client (as its HTTP Request node does): the time until the answer starts; and
+ * ours, at most between two parts of the body. Never past a deadline by much.
+ */
+function attemptTimeout(timeoutMs: number, deadlineMs: number | undefined): number {
+	return deadlineMs === undefined
+		? timeoutMs
+		: Math.min(timeoutMs, Math.max(MIN_DEADLINE_TIMEOUT_MS, deadlineMs - Date.now()));
+}
 
-		const apiMessage = await readApiErrorMessage(response.body, attemptTimeoutMs, secrets);
-		throw errorForStatus(node, status, request, {
-			attempts,
-			sentParameters: Object.keys(request.qs ?? {}),
-			apiMessage,
-			waitedSeconds: Math.round(rateLimitWaitMs / 1000),
+/**
+ * Sends the request once, and reads the body of a 2xx answer. A connection that fails (before
+ * the answer, or while a 2xx body streams in) is retried here when the policy allows it, and is
+ * the request's error when not.
+ */
+async function sendAttempt<B>(
+	sending: Sending,
+	attemptTimeoutMs: number,
+	readBody: (body: ReadableBody, idleMs: number) => Promise<B>,
+): Promise<AttemptEnd<B>> {
+	const { client, request, node, tally } = sending;
+	const { context, policy } = client;
+	let response: IN8nHttpFullResponse;
+	try {
+		const attempt: IHttpRequestOptions = { ...sending.options, timeout: attemptTimeoutMs };
+		response = (
+			sending.redirects.withKey
+				? await context.helpers.httpRequestWithAuthentication.call(
+						context,
+						CREDENTIAL_TYPE,
+						attempt,
+					)
+				: await context.helpers.httpRequest(attempt)
+		) as IN8nHttpFullResponse;
+		if (response.statusCode >= 200 && response.statusCode < 300) {
+			// A connection dropped while the body streams in fails here, and is retried like
+			// one dropped before the answer.
+			const body = await readBody(response.body as unknown as ReadableBody, attemptTimeoutMs);
+			return {
+				kind: 'success',
+				response: { body, headers: response.headers, statusCode: response.statusCode },
+			};
+		}
+	} catch (error) {
+		const code = connectionErrorCode(error) ?? 'unknown error';
+		if (
+			request.deadlineMs !== undefined &&
+			isTimeoutCode(code) &&
+			Date.now() >= request.deadlineMs
+		) {
+			throw errorForDeadline(node, { kind: 'connection', code }, request, tally.attempts);
+		}
+		if (
+			isRetryableConnectionCode(code) &&
+			maySendAgain(request, code) &&
+			tally.serverErrors < policy.maxServerErrorRetries
+		) {
+			const waitMs = backoffDelayMs(policy, tally.serverErrors++);
+			await waitOrGiveUp(sending, waitMs, { kind: 'connection', code });
+			return { kind: 'retry' };
+		}
+		throw errorForConnection(node, code, sending.baseUrl, request, {
+			attempts: tally.attempts,
+			timeoutMs: attemptTimeoutMs,
 		});
 	}
+	return { kind: 'answered', response };
+}
+
+/**
+ * Follows a redirect, or waits before retrying a 429 or a 5xx the policy allows another attempt
+ * for; any other answer ends the request with the error its status means, quoting the API's
+ * own message.
+ */
+async function afterUnsuccessfulStatus(
+	sending: Sending,
+	response: IN8nHttpFullResponse,
+	attemptTimeoutMs: number,
+): Promise<NextStep> {
+	const { client, request, tally } = sending;
+	const { policy } = client;
+	const status = response.statusCode;
+	if (isRedirectStatus(status)) {
+		followRedirect(sending, response);
+		return 'redirected';
+	}
+	if (status === 429) {
+		const waitMs = rateLimitDelayMs(
+			policy,
+			headerValue(response.headers, 'retry-after'),
+			tally.rateLimitRetries,
+		);
+		if (
+			tally.rateLimitRetries < policy.maxRateLimitRetries &&
+			tally.rateLimitWaitMs + waitMs <= rateLimitBudgetMs(policy)
+		) {
+			discardBody(response.body);
+			tally.rateLimitRetries++;
+			tally.rateLimitWaitMs += waitMs;
+			await waitOrGiveUp(sending, waitMs, { kind: 'rateLimit', askedMs: waitMs });
+			return 'retry';
+		}
+	} else if (
+		status >= 500 &&
+		maySendAgain(request) &&
+		tally.serverErrors < policy.maxServerErrorRetries
+	) {
+		discardBody(response.body);
+		const waitMs = backoffDelayMs(policy, tally.serverErrors++);
+		await waitOrGiveUp(sending, waitMs, { kind: 'serverError', status });
+		return 'retry';
+	}
+
+	const apiMessage = await readApiErrorMessage(response.body, attemptTimeoutMs, sending.secrets);
+	throw errorForStatus(sending.node, status, request, {
+		attempts: tally.attempts,
+		sentParameters: Object.keys(request.qs ?? {}),
+		apiMessage,
+		waitedSeconds: Math.round(tally.rateLimitWaitMs / 1000),
+	});
+}
+
+/**
+ * Points the next send at where a redirect leads (the same attempt), or refuses a redirect
+ * that leads where the key must not go, in a loop, or nowhere (see redirects.ts).
+ */
+function followRedirect(sending: Sending, response: IN8nHttpFullResponse): void {
+	const status = response.statusCode;
+	discardBody(response.body);
+	const hop = nextHop(sending.redirects, status, headerValue(response.headers, 'location'));
+	if (!('url' in hop)) {
+		throw errorForRedirect(sending.node, hop, new URL(sending.baseUrl).host, sending.request);
+	}
+	// The address the server gave carries its own query.
+	sending.options.url = hop.url;
+	delete sending.options.qs;
+}
+
+/** Waits `ms` before the next attempt, or fails at once if that would pass the deadline. */
+async function waitOrGiveUp(sending: Sending, ms: number, reason: DeadlineReason): Promise<void> {
+	const { request } = sending;
+	if (request.deadlineMs !== undefined && Date.now() + ms > request.deadlineMs)
+		throw errorForDeadline(sending.node, reason, request, sending.tally.attempts);
+	// A wait ends early only when the signal stops it; the attempt loop then sees the signal.
+	await sending.client.policy.wait(ms, request.signal).catch(() => undefined);
 }
 
 /**
