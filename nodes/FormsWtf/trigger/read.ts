@@ -91,7 +91,7 @@ export interface FormRead {
 	found: Version[];
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
-	/** Proven whole, moved `since`, or found something new (in a read that can be proven): progress. */
+	/** Proven whole; or moved `since` or found something new, in a read that can be proven: progress. */
 	moved: boolean;
 	failure?: unknown;
 }
@@ -198,8 +198,9 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Something new is progress, though the read failed after it: not from a read that cannot be proven.
-		const moved = whole || movedSince || (found.length > 0 && failure !== NOT_WHOLE);
+		// Something new, or `since` moved, is progress though the read failed after it; nothing a
+		// read that cannot be proven does is.
+		const moved = whole || (failure !== NOT_WHOLE && (movedSince || found.length > 0));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
