@@ -189,9 +189,12 @@ async function automaticRegistration(
 	const { harness, sink, version, port, formId } = args;
 	const major = Number(version.split('.')[0]);
 	const url = productionUrl(port, AUTO_HOOK_ID);
+	// n8n names its own host in the URL (localhost unless WEBHOOK_URL is set): the same address.
+	const sameAddress = (other: string) =>
+		other.replace('//localhost:', '//127.0.0.1:') === url.replace('//localhost:', '//127.0.0.1:');
 	const ours = async () =>
 		(await harness.control.webhooks()).webhooks.filter(
-			(webhook) => webhook.formId === formId && webhook.url === url,
+			(webhook) => webhook.formId === formId && sameAddress(webhook.url),
 		);
 	const activated = await setActive(rest, major, AUTO_WORKFLOW_ID, true);
 	await waitUntil(async () => (await ours()).length > 0, 60_000, 'the webhook added').catch(
