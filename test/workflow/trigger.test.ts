@@ -35,6 +35,7 @@ const secondPage = `offset=${1000 - PAGE_OVERLAP}&`;
 const cursorsOf = (staticData: IDataObject): IDataObject =>
 	Object.fromEntries(
 		Object.entries(staticData).map(([key, value]) => {
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			const { failures: _failures, ...cursors } = value as IDataObject;
 			return [key, cursors];
 		}),
