@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * One benchmark case in a process of its own, so that its memory is its own:
  * `node --import tsx --expose-gc bench/child.ts <job.json> <report.json>` (bench/run.ts starts it).

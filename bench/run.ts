@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run bench [-- options]`: the benchmarks against the local Forms.wtf API (test/harness),
  * in one run. Prints a table per part and the targets, and writes everything measured to

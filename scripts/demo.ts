@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run demo`: the Forms.wtf nodes at work against the local Forms.wtf API, in n8n's own
  * execution engine (n8n-core, in process). No account and no n8n install needed.

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console,
+	@n8n/community-nodes/no-dangerous-functions
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run dev`: the local Forms.wtf API and a real n8n editor on localhost, with this package
  * installed as the Community Nodes panel installs it, a credential for the local API, and the

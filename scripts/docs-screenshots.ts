@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run docs:screenshots`: the pictures in the README, taken from the editor suite's walk
  * through n8n 2.41.1's editor (test/e2e/editor.ts), so they show the nodes as they are today.

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console,
+	@n8n/community-nodes/no-dangerous-functions
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run verify`: is the package ready for n8n's verification? Builds, packs the package as
  * npm would publish it, unpacks the tarball into a temp folder and checks it (scripts/verify/checks.ts):

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The floor: what a client does with nothing but Node's http and one keep-alive connection.
  * Return All reads pages of 1000 by offset until `hasMore` is false and keeps every response

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * An account with many forms, for the All Forms trigger figures: a small HTTP front on
  * 127.0.0.1 that answers `GET /forms` with the harness's own listing repeated to `count` forms

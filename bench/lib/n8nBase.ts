@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * n8n's own nodes (HTTP Request, Split Out, Remove Duplicates, Schedule Trigger) and the Header
  * Auth credential, loaded from the n8n install the end-to-end test caches in

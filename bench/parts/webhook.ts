@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Part 5 — latency from a submission to the workflow running with it: the Webhook Trigger
  * (the local API posts each submission, signed, to an endpoint in front of the node, which runs

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The checks behind `npm run verify`: what n8n's verification asks of a community node package,
  * run offline on the unpacked tarball (what npm would publish) and, for two checks, on the source.

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The documentation, checked rather than hoped: the README stays within its budget, no link or
  * picture in the documentation points nowhere, the codex files send n8n's "Docs" link to each

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The editor suite (`npm run test:editor`): what a no-code user sees and clicks in n8n's editor,
  * in headless Chromium, against n8n 2.41.1 with the packed package installed as the Community

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-dangerous-functions
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The n8n installer's own checks, on fake installs: cheap enough for `npm test`, so a change
  * that lets a broken n8n install through is caught without installing n8n.

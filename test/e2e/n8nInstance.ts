@@ -1,3 +1,10 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-hardcoded-secrets,
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * A real n8n install, used as a user would: the package installed the way the Community Nodes
  * panel installs it, credentials and workflows imported through n8n's CLI, workflows executed

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Stands in for OpenAI's chat completions API (`POST /v1/chat/completions`) in end-to-end runs:
  * an HTTP server on 127.0.0.1 that answers each request with the next scripted turn (tool calls,

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The package in n8n's queue mode, the distributed setup teams scale on: one main (triggers,
  * webhooks, the editor) and two workers (`n8n worker`) that run the executions from a Redis

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * What every end-to-end suite reports through: one line per check, progress lines, and the
  * closing count "N passed, N failed" that `npm run test:all` adds to jest's.

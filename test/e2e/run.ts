@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run test:e2e`: the packed package inside real n8n installs (the newest 1.x on Node 20,
  * and 2.x on Node 24), against the local Forms.wtf API.

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Postgres and Redis for end-to-end runs that need them (n8n's queue mode): each started as a
  * process of the test's own, on 127.0.0.1 and a free port, with its data in a temp folder, and

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Stands in for Slack, the mail server and the spreadsheet in end-to-end runs: an HTTP server on
  * 127.0.0.1 that records every request it gets, so a test can see what n8n would have sent.

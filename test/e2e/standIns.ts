@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Loads an example workflow from examples/ and makes it runnable here: the Forms.wtf nodes point
  * at a form of the local API with a local credential, and the Slack, mail and sheet nodes are

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The trigger's exactly-once in the n8n users run (`FORMSWTF_E2E_SUITES=trigger` runs only
  * these): two workflows active together under `n8n start`, each trigger → a local sink,

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console,
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The Webhook Trigger in real n8n (`FORMSWTF_E2E_SUITES=webhook`), under `n8n start`, with the
  * local API sending webhooks as Forms.wtf does:
@@ -253,6 +259,7 @@ function exampleWorkflow(formId: string, sinkUrl: string): IDataObject {
 	});
 	const nodes = (workflow.nodes as IDataObject[]).map((node) => {
 		if (node.type === `${PACKAGE}.formsWtfWebhookTrigger`) {
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			const { formId: _formId, ...parameters } = node.parameters as IDataObject;
 			return {
 				...node,

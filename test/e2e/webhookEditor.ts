@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The Webhook Trigger in n8n's editor (called from the editor suite's walk, editor.ts): added
  * from the node creator (version 2: Registration Automatic, with the API credential), switched to

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** The API surface: resource shapes and every row of the contract's error table. */
 import { get } from 'http';
 import { QUESTION_TYPES, type FormDetail, type FormSummary } from './index';

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The forms.wtf API under /api/v1, as the contract describes it, and the management endpoints
  * of the service notes (manage.ts). The checks run in this order, each answering with the

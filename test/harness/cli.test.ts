@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-dangerous-functions
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** The harness as a process (`npm run harness`): flags, startup output, clean stop on SIGINT and SIGTERM. */
 import { spawn } from 'child_process';
 import { join } from 'path';

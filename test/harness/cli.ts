@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run harness -- [flags]`: runs the harness as a process for the demo, benchmarks and
  * manual checks. Prints the base URL and keys (or one JSON line with --json, for scripts),

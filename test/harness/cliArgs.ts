@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Command-line flags of the harness process (cli.ts), parsed into HarnessOptions. Kept
  * apart from cli.ts so tests can check the parsing without starting a process.

@@ -290,6 +290,7 @@ describe('request log', () => {
 		await apiGet(ctx.h, `/forms/${id}/responses?limit=5000&limit=2`);
 		await ctx.h.control.listForms();
 		const log = await ctx.h.control.requestLog();
+		// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 		expect(log.map(({ timestamp: _t, ...rest }) => rest)).toEqual([
 			{
 				method: 'GET',

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The control API under /__harness: no auth, no rate limit, no faults, not logged. Tests in
  * this process and scripts in other processes drive the harness through it (client.ts wraps

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** Each export layout parses back to the data it came from; headers; streaming. */
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { parse } from 'csv-parse/sync';

@@ -31,6 +31,7 @@ export class FaultQueue {
 		const fault = this.faults[index];
 		fault.remaining--;
 		if (fault.remaining <= 0) this.faults.splice(index, 1);
+		// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 		const { id: _id, remaining: _remaining, pathIncludes: _path, ...kind } = fault;
 		return kind as FaultKind;
 	}

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** Ordering and stream hooks, and the page size cap: what tests of a slow or busy server ask for. */
 import http from 'http';
 import { startHarness, type RunningHarness } from './index';

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Ordering and stream hooks: behaviours of a slow, busy or reordering server that tests ask
  * for through the control API, each acting on the next `times` (default 1) API requests whose
@@ -69,6 +72,7 @@ export class RequestHooks {
 			kinds.add(hook.kind);
 			hook.remaining--;
 			if (hook.remaining <= 0) this.hooks.splice(this.hooks.indexOf(hook), 1);
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			const { id: _id, remaining: _remaining, pathIncludes: _path, ...kind } = hook;
 			taken.push(kind as HookKind);
 		}

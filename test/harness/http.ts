@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** Small helpers over node:http shared by the API and the control routes. */
 import type { IncomingMessage, ServerResponse } from 'http';
 import { HarnessInputError } from './errors';

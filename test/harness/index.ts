@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Entry point for tests: `startHarness(options)` starts a faithful fake of the forms.wtf API
  * on 127.0.0.1 and returns its base URL, the demo keys, a control client and close().

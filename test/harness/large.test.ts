@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * A quick check (not a timed test) that a 1,000,000-response form starts and serves pages at
  * high offsets and with `since`. Startup time, memory and page latency are printed for the

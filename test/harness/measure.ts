@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npx tsx test/harness/measure.ts [responses]`: startup time, memory and page latency of a
  * harness with one very large form, measured outside jest (whose vm sandbox slows hot code

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The merkle export: a StandardMerkleTree (@openzeppelin/merkle-tree, leaf encoding
  * ["address"]) over the form's respondents' hex wallets, dumped in its "standard-v1" format.

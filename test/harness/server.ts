@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The HTTP server: stamps every response with the service clock's Date header, sends
  * /__harness to the control routes, and everything else through faults, the request log and

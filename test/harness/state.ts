@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Everything a running harness knows: the dataset, run-time settings, rate-limit windows,
  * pending faults and the request log. The API and control routes share one instance.
@@ -107,8 +110,11 @@ export class HarnessState {
 		this.seed = normaliseSeed(options.seed);
 		this.largeFormResponses = options.largeFormResponses ?? 0;
 		const {
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			port: _port,
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			seed: _seed,
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 			largeFormResponses: _large,
 			requestLogLimit,
 			merkleMaxLeaves,

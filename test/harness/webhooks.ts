@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Webhooks, as Forms.wtf sends them: configured per form (the form builder's Settings →
  * Webhooks: an endpoint URL and an optional secret), a POST for each submission, fire-and-forget
@@ -197,6 +200,7 @@ export class WebhookSender {
 	}
 
 	private describe(webhook: HarnessWebhook & { secret?: string }): HarnessWebhook {
+		// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 		const { secret: _secret, ...listed } = webhook;
 		return listed;
 	}

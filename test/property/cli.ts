@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The long run of the trigger's fuzzer (`npm run fuzz`): every property at once over
  * FORMSWTF_FUZZ_RUNS schedules (default 100,000) from FORMSWTF_FUZZ_SEED, with progress and

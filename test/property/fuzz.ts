@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The fuzzer itself: fast-check generates schedules (schedule.ts), each is run against the real
  * trigger (run.ts) and judged by the oracle (oracle.ts). One property at a time, or all of

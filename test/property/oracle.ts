@@ -15,11 +15,10 @@
  *   `submittedAt`, `answers`), with `formId` under Selected Forms and All Forms. The simulated
  *   service names the version of each response in its first answer (`<id>#<n>`).
  */
-import type { SimResponse } from '../sim/server';
+import type { ResponseVersion, SimResponse } from '../sim/server';
 import type { Emitted, PollRecord, Trace } from './run';
 import { emitSinceMs, REQUEST_MS } from './run';
 import { assumptionsOf, MISSING_FORM_ID, selectedFormIds } from './schedule';
-import type { ResponseVersion } from '../sim/server';
 
 export const PROPERTIES = {
 	P1: 'P1 no response version is emitted twice (an id again only as a newer version)',

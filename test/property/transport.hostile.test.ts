@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The shared transport and output shaping against generated hostile servers (fast-check):
  * - redirects of every kind (status, where the Location points, loops, chains, garbage): the

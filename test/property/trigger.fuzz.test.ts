@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Model-based property fuzzing of the Forms.wtf Trigger (issue 19): fast-check generates the
  * trigger's settings, the simulated service's behaviour and a schedule of server and trigger

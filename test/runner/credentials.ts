@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/require-node-api-error
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/node-usable-as-tool,
+	@n8n/community-nodes/node-connection-type-literal
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import type {
 	IDataObject,
 	IExecuteFunctions,

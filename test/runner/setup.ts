@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import { BinaryDataConfig, BinaryDataService, InstanceSettings } from 'n8n-core';

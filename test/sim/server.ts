@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * An in-memory Forms.wtf API (no sockets) on a virtual clock, for the trigger's model-based
  * fuzzer. It does everything the contract (forms-api.md) and the live service's known

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The real Forms.wtf Trigger in an active workflow, polled through n8n-core (the runner's
  * ActivePollTrigger) against the in-memory SimServer, the way test/workflow/triggerSession.ts

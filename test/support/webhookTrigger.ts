@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The Webhook Trigger wired into the in-process runner, and the deliveries Forms.wtf sends
  * (built by the harness, test/harness/webhooks.ts, so tests and the harness agree on them).

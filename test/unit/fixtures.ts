@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import { resetTestRetryPolicy, testRetryPolicy } from '../support/retryPolicy';
 
 /**

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import { Readable } from 'stream';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 import { deepCopy } from 'n8n-workflow';

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The transport (nodes/FormsWtf/shared/transport) called directly, with a scripted HTTP client in
  * place of n8n's and a clock of the test's own: each request takes the next scripted answer,

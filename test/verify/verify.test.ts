@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/no-dangerous-functions
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npm run verify -- --unpacked <dir>` on a small unpacked package built here: it passes when
  * the package is sound, and each way of breaking it fails the check that guards against it,

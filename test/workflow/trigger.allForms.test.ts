@@ -29,6 +29,7 @@ const ids = (items: IDataObject[]) => items.map((item) => item.id as string);
 const nodeState = (staticData: IDataObject) => Object.values(staticData)[0] as IDataObject;
 /** The state without its count of passing failures: the cursors a failed poll must leave alone. */
 const cursorsOf = (staticData: IDataObject) => {
+	// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 	const { failures: _failures, ...cursors } = nodeState(staticData);
 	return cursors;
 };

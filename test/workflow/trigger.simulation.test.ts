@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * A seeded randomized run of the trigger against the harness: submissions at random moments,
  * same-millisecond bursts, late-visible responses inside the look-back window, updates,

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * One Forms.wtf Trigger in an active workflow, polled through n8n-core's real poll machinery
  * the way n8n 2.41 keeps its static data:

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The Webhook Trigger through n8n-core's WebhookContext: what each request is answered, whether
  * an execution starts, and the item it starts with, beside the polling trigger's item for the
@@ -391,6 +394,7 @@ describe('Forms.wtf Webhook Trigger: the same item as the polling trigger', () =
 			else
 				expect({
 					...item,
+					// eslint-disable-next-line @typescript-eslint/no-unused-vars -- left out of the rest on purpose
 					answers: (item.answers as IDataObject[]).map(({ questionType: _t, ...answer }) => answer),
 				}).toEqual(polled);
 		},
