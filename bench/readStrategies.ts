@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * `npx tsx bench/readStrategies.ts [--seeds N]`: the two ways of reading a form's responses
  * since a cursor (test/sim/readStrategies.ts) on a backlog of 20,000 responses in the

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The user guides speak to the people who use the nodes: what a node does, what to set, what
  * comes out, what to do when it says something. How the package is built and tested belongs in

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /** The management endpoints (manage.ts): webhooks, forms and the account, as the service notes describe them. */
 import { createServer, type Server } from 'http';
 import type { AddressInfo } from 'net';

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * The endpoints the contract leaves "not shown" and the service's official MCP server called
  * (service-notes.md, "The rest of the service's API"): a form's webhooks, creating, changing

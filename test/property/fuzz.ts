@@ -13,8 +13,7 @@ import type { PropertyId, Violation } from './oracle';
 import { check, formatViolations, PROPERTIES } from './oracle';
 import type { Trace } from './run';
 import { runSchedule } from './run';
-import type { Schedule } from './schedule';
-import type { Assumptions } from './schedule';
+import type { Assumptions, Schedule } from './schedule';
 import { formatSchedule, schedulesDrawn } from './schedule';
 
 export const DEFAULT_SEED = 19_019;

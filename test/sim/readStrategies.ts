@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Two ways of reading a form's responses since a cursor, prototyped over SimServer to choose
  * one by measurement (bench/readStrategies.ts). Both emit each version of a response (its id

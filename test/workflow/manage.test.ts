@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Form → Create/Update/Publish/Unpublish/Delete, Webhook → Get Many/Create/Delete and Account → Get
  * in n8n's engine against the local Forms.wtf API, as plain nodes and as an AI Agent's tool.

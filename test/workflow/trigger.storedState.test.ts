@@ -80,21 +80,24 @@ describe('Forms.wtf Trigger, stored state of an unexpected shape', () => {
 		['seen is not an object', (state) => (cursorOf(state).seen = 'a,b,c')],
 		['seen is missing', (state) => delete cursorOf(state).seen],
 		['the floor is of the wrong shape', (state) => (cursorOf(state).floor = [1, 2])],
-	])('%s: the form goes on from now with a warning, emitting nothing twice', async (_name, change) => {
-		const { trigger, emitted } = await triggerThatEmitted();
-		trigger.staticData = withNodeState(trigger.staticData, change);
-		const warn = jest.spyOn(Container.get(Logger), 'warn');
-		const reset = await trigger.poll();
-		expect(reset.error).toBeUndefined();
-		expect(ids(reset.items).filter((id) => emitted.includes(id))).toEqual([]);
-		expect(warn.mock.calls.map(([message]) => message).join('\n')).toMatch(/did not fit/);
-		// "Now" is the second the service's Date header shows: a response of a later second is new.
-		const next = await harness.control.submitResponses(formId, [
-			{ submittedAt: new Date(Date.now() + 2_000).toISOString() },
-		]);
-		expect(ids((await trigger.poll()).items)).toEqual(ids(next));
-		expect((await trigger.poll()).items).toEqual([]);
-	});
+	])(
+		'%s: the form goes on from now with a warning, emitting nothing twice',
+		async (_name, change) => {
+			const { trigger, emitted } = await triggerThatEmitted();
+			trigger.staticData = withNodeState(trigger.staticData, change);
+			const warn = jest.spyOn(Container.get(Logger), 'warn');
+			const reset = await trigger.poll();
+			expect(reset.error).toBeUndefined();
+			expect(ids(reset.items).filter((id) => emitted.includes(id))).toEqual([]);
+			expect(warn.mock.calls.map(([message]) => message).join('\n')).toMatch(/did not fit/);
+			// "Now" is the second the service's Date header shows: a response of a later second is new.
+			const next = await harness.control.submitResponses(formId, [
+				{ submittedAt: new Date(Date.now() + 2_000).toISOString() },
+			]);
+			expect(ids((await trigger.poll()).items)).toEqual(ids(next));
+			expect((await trigger.poll()).items).toEqual([]);
+		},
+	);
 
 	it('a cursor that is not an object at all goes on from now: nothing emitted again, new responses emitted', async () => {
 		const { trigger, emitted } = await triggerThatEmitted();

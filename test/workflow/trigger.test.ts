@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunningHarness } from '../harness';

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Registration: Automatic of the Webhook Trigger, through n8n-core's HookContext (what n8n calls
  * `checkExists`, `create` and `delete` with) against the harness's webhooks API; deliveries the

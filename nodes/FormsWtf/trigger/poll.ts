@@ -314,7 +314,8 @@ class Poll {
 }
 
 function progressed(cursor: FormCursor): FormCursor {
-	const { failedPolls: _, ...rest } = cursor;
+	const rest = { ...cursor };
+	delete rest.failedPolls;
 	return rest;
 }
 
