@@ -344,16 +344,21 @@ export class Driver {
 		let quietPolls = 0;
 		let silentPolls = 0;
 		let polls = 0;
-		let asked = '';
+		/** What each form's last read asked: a form read in rotation is compared with its own last read. */
+		const asked = new Map<string, string>();
 		while (quietPolls < quiet && silentPolls < SILENT_FINAL_POLLS && polls < MAX_FINAL_POLLS) {
 			const record = await this.poll({ final: true });
 			polls++;
 			const silent = record.emitted.length === 0 && record.errors.length === 0;
-			const askedBefore = asked;
-			asked = JSON.stringify(
-				record.requests.map((r) => [r.path, r.since, r.offset, r.ids?.length, r.hasMore]),
-			);
-			const readUnderWay = record.requests.some((r) => r.hasMore === true) && asked !== askedBefore;
+			let readUnderWay = false;
+			for (const formId of new Set(record.requests.map((r) => r.formId ?? ''))) {
+				const reads = record.requests.filter((r) => (r.formId ?? '') === formId);
+				const now = JSON.stringify(
+					reads.map((r) => [r.path, r.since, r.offset, r.ids?.length, r.hasMore]),
+				);
+				if (reads.some((r) => r.hasMore === true) && asked.get(formId) !== now) readUnderWay = true;
+				asked.set(formId, now);
+			}
 			silentPolls = silent ? silentPolls + 1 : 0;
 			quietPolls = silent && !readUnderWay ? quietPolls + 1 : 0;
 		}

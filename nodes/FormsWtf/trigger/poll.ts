@@ -121,8 +121,8 @@ class Poll {
 		for (const form of this.listing.forms)
 			this.start(form, firstMs, atMs, onActivation.emit === 'newOnly');
 		if (onActivation.emit !== 'newest') return;
-		const pending = this.listing.forms.filter((form) => form.responseCount !== 0);
-		const ids = pending.map((form) => form.id);
+		// Every form, an empty one too: a response submitted as the list was read may be among them.
+		const ids = this.listing.forms.map((form) => form.id);
 		this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
 	}
 
