@@ -153,115 +153,209 @@ export async function* iterateResponses(
 	query: ResponsesQuery,
 	options: PagingOptions = {},
 ): AsyncGenerator<FormResponse[], void, undefined> {
-	const recent = new RecentKeys(REPEAT_WINDOW);
-	/** The walk's error when the server contradicts itself. */
-	const pagingError = (problem: string) => errorForPaging(client.context.getNode(), problem, query);
-	const readAhead = query.since === undefined && options.maxItems === undefined;
-	let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
-	// A walk with no bound of its own (Return All) is bounded while the API gives no count.
-	const bounded = options.maxItems !== undefined;
-	let readWithoutCount = 0;
-	/** The size of the pages the server serves: the smallest page it sent while more existed. */
-	let pageStep = MAX_PAGE_SIZE;
-	let pagesRead = 0;
-	/** The largest `total` reported so far; undefined while the API reports none. */
-	let largestTotal: number | undefined;
-	let firstTotal: number | undefined;
-	let pagesOfRepeats = 0;
-	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
-	let endOfLastPage = options.startOffset ?? 0;
-	let lastIdRead: string | undefined;
-	// Pages the walk no longer needs still finish (or fail) after it ends: stop their retries.
-	const abandon = new AbortController();
-	const inFlight: PendingPage[] = [];
-	const request = (offset: number, limit: number, ahead = false): void => {
-		const page = getResponsesPage(client, { ...query, limit, offset, signal: abandon.signal });
-		// A page nobody awaits any more must not fail as an unhandled rejection.
-		page.catch(() => undefined);
-		inFlight.push({ offset, limit, ahead, page });
-	};
+	const walk = new ResponsesWalk(client, query, options);
 	try {
-		request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
-		while (inFlight.length) {
-			const { offset, limit, ahead, page: pending } = inFlight.shift() as PendingPage;
-			const page = await pending;
-			options.onPage?.(page, offset);
-
-			if (ahead && !page.responses.some((response) => response.id === lastIdRead)) {
+		walk.requestNext();
+		for (let pending = walk.nextPending(); pending; pending = walk.nextPending()) {
+			const page = await pending.page;
+			options.onPage?.(page, pending.offset);
+			if (pending.ahead && !walk.holdsLastRead(page)) {
 				// Responses may lie between the two pages: read on from where the last one ended.
-				inFlight.length = 0;
-				request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
+				walk.readOnFromLastPage();
 				continue;
 			}
-			pagesRead++;
-			const totalGrew =
-				page.total !== undefined && largestTotal !== undefined && page.total > largestTotal;
-			if (page.total !== undefined) largestTotal = Math.max(largestTotal ?? 0, page.total);
-			firstTotal ??= page.total;
-
-			const fresh: FormResponse[] = [];
-			for (const response of page.responses) {
-				if (recent.addIfNew(response.id)) fresh.push(response);
-			}
-			if (fresh.length > remaining) fresh.length = remaining;
-			remaining -= fresh.length;
-			if (!page.hasMore || remaining <= 0) {
+			const { fresh, last } = walk.use(page, pending);
+			if (last) {
 				if (fresh.length) yield fresh;
 				return;
-			}
-			readWithoutCount = largestTotal === undefined ? readWithoutCount + fresh.length : 0;
-			if (!bounded && readWithoutCount >= MAX_UNCOUNTED_RESPONSES) {
-				throw errorForUncountedWalk(client.context.getNode(), MAX_UNCOUNTED_RESPONSES, query);
-			}
-
-			if (page.responses.length === 0)
-				throw pagingError(
-					`The API said more responses exist but sent an empty page at offset ${offset}.`,
-				);
-			// Only repeats: fine while responses that arrived during the walk push the ones read to
-			// later offsets (as many pages as the count grew by, and a few more: a page that starts
-			// inside the last one can hold only what was read), a server ignoring the offset when
-			// it goes on.
-			pagesOfRepeats = fresh.length === 0 ? pagesOfRepeats + 1 : 0;
-			const advance = Math.max(1, page.responses.length);
-			// Without a count, up to two pages' worth of arrivals are assumed.
-			const arrived =
-				largestTotal !== undefined && firstTotal !== undefined
-					? largestTotal - firstTotal
-					: 2 * page.responses.length;
-			if (totalGrew) pagesOfRepeats = Math.min(pagesOfRepeats, 1);
-			if (pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
-				throw pagingError(
-					`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
-				);
-			}
-			if (page.responses.length < Math.min(limit, pageStep)) pageStep = page.responses.length;
-			// Arrivals during the walk can add pages, never an unbounded number of them. The
-			// count the API reports bounds the walk only when it reports one.
-			if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
-				throw pagingError(
-					`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
-				);
-			}
-
-			endOfLastPage = Math.max(endOfLastPage, offset + page.responses.length);
-			lastIdRead = page.responses[page.responses.length - 1].id;
-			if (!inFlight.length) request(endOfLastPage, Math.min(MAX_PAGE_SIZE, remaining));
-			// A page of one response cannot overlap the one before it and still advance.
-			while (
-				readAhead &&
-				largestTotal !== undefined &&
-				pageStep > 1 &&
-				inFlight.length < PAGES_IN_FLIGHT
-			) {
-				const aheadOffset = inFlight[inFlight.length - 1].offset + pageStep - 1;
-				if (aheadOffset >= largestTotal) break;
-				request(aheadOffset, MAX_PAGE_SIZE, true);
 			}
 			yield fresh;
 		}
 	} finally {
-		abandon.abort();
+		walk.abandon();
+	}
+}
+
+/**
+ * One walk of iterateResponses: the pages it has under way, where the last page it used ended,
+ * and what its guards against a server that contradicts itself count. The generator only awaits
+ * pages and yields; every decision about a page is made here, in the order the walk needs it.
+ */
+class ResponsesWalk {
+	private readonly recent = new RecentKeys(REPEAT_WINDOW);
+	private readonly readAhead: boolean;
+	private remaining: number;
+	// A walk with no bound of its own (Return All) is bounded while the API gives no count.
+	private readonly bounded: boolean;
+	private readWithoutCount = 0;
+	/** The size of the pages the server serves: the smallest page it sent while more existed. */
+	private pageStep = MAX_PAGE_SIZE;
+	private pagesRead = 0;
+	/** The largest `total` reported so far; undefined while the API reports none. */
+	private largestTotal: number | undefined;
+	private firstTotal: number | undefined;
+	private pagesOfRepeats = 0;
+	/** Where the last page used ended, and its last response (a page asked ahead must hold it). */
+	private endOfLastPage: number;
+	private lastIdRead: string | undefined;
+	// Pages the walk no longer needs still finish (or fail) after it ends: stop their retries.
+	private readonly abandonment = new AbortController();
+	private readonly inFlight: PendingPage[] = [];
+
+	constructor(
+		private readonly client: FormsWtfClient,
+		private readonly query: ResponsesQuery,
+		options: PagingOptions,
+	) {
+		this.readAhead = query.since === undefined && options.maxItems === undefined;
+		this.remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
+		this.bounded = options.maxItems !== undefined;
+		this.endOfLastPage = options.startOffset ?? 0;
+	}
+
+	/** Asks for the page that starts where the last page used ended. */
+	requestNext(): void {
+		this.request(this.endOfLastPage, Math.min(MAX_PAGE_SIZE, this.remaining));
+	}
+
+	/** The oldest page request under way (pages are used in the order asked), if any. */
+	nextPending(): PendingPage | undefined {
+		return this.inFlight.shift();
+	}
+
+	/** Whether a page holds the last response read: a page asked ahead is used only then. */
+	holdsLastRead(page: FetchedPage): boolean {
+		return page.responses.some((response) => response.id === this.lastIdRead);
+	}
+
+	/** Drops the pages asked ahead and asks again from where the last page used ended. */
+	readOnFromLastPage(): void {
+		this.inFlight.length = 0;
+		this.requestNext();
+	}
+
+	/**
+	 * Uses a page: returns its responses not read before (no more than the walk still wants),
+	 * and whether it is the last. Unless it is, checks that the walk progresses (throwing when
+	 * the server contradicts itself) and asks for the pages after it, before anything is yielded.
+	 */
+	use(page: FetchedPage, pending: PendingPage): { fresh: FormResponse[]; last: boolean } {
+		this.pagesRead++;
+		const totalGrew = this.noteTotal(page.total);
+		const fresh: FormResponse[] = [];
+		for (const response of page.responses) {
+			if (this.recent.addIfNew(response.id)) fresh.push(response);
+		}
+		if (fresh.length > this.remaining) fresh.length = this.remaining;
+		this.remaining -= fresh.length;
+		if (!page.hasMore || this.remaining <= 0) return { fresh, last: true };
+		this.checkCounted(fresh.length);
+		this.checkAdvancing(page, pending.offset, fresh.length, totalGrew);
+		this.checkPageCount(page, pending.limit);
+		this.endOfLastPage = Math.max(this.endOfLastPage, pending.offset + page.responses.length);
+		this.lastIdRead = page.responses[page.responses.length - 1].id;
+		this.requestFollowing();
+		return { fresh, last: false };
+	}
+
+	/** Stops the retries of pages still under way: the walk no longer wants them. */
+	abandon(): void {
+		this.abandonment.abort();
+	}
+
+	private request(offset: number, limit: number, ahead = false): void {
+		const signal = this.abandonment.signal;
+		const page = getResponsesPage(this.client, { ...this.query, limit, offset, signal });
+		// A page nobody awaits any more must not fail as an unhandled rejection.
+		page.catch(() => undefined);
+		this.inFlight.push({ offset, limit, ahead, page });
+	}
+
+	/** Records a page's `total`; true if it is larger than any reported before. */
+	private noteTotal(total: number | undefined): boolean {
+		const grew =
+			total !== undefined && this.largestTotal !== undefined && total > this.largestTotal;
+		if (total !== undefined) this.largestTotal = Math.max(this.largestTotal ?? 0, total);
+		this.firstTotal ??= total;
+		return grew;
+	}
+
+	/** Return All without a count stops at MAX_UNCOUNTED_RESPONSES rather than never. */
+	private checkCounted(freshCount: number): void {
+		this.readWithoutCount =
+			this.largestTotal === undefined ? this.readWithoutCount + freshCount : 0;
+		if (!this.bounded && this.readWithoutCount >= MAX_UNCOUNTED_RESPONSES) {
+			throw errorForUncountedWalk(
+				this.client.context.getNode(),
+				MAX_UNCOUNTED_RESPONSES,
+				this.query,
+			);
+		}
+	}
+
+	/** A page said to have more after it must move the walk on: not be empty, not repeat forever. */
+	private checkAdvancing(
+		page: FetchedPage,
+		offset: number,
+		freshCount: number,
+		totalGrew: boolean,
+	): void {
+		if (page.responses.length === 0)
+			throw this.pagingError(
+				`The API said more responses exist but sent an empty page at offset ${offset}.`,
+			);
+		// Only repeats: fine while responses that arrived during the walk push the ones read to
+		// later offsets (as many pages as the count grew by, and a few more: a page that starts
+		// inside the last one can hold only what was read), a server ignoring the offset when
+		// it goes on.
+		this.pagesOfRepeats = freshCount === 0 ? this.pagesOfRepeats + 1 : 0;
+		const advance = Math.max(1, page.responses.length);
+		// Without a count, up to two pages' worth of arrivals are assumed.
+		const arrived =
+			this.largestTotal !== undefined && this.firstTotal !== undefined
+				? this.largestTotal - this.firstTotal
+				: 2 * page.responses.length;
+		if (totalGrew) this.pagesOfRepeats = Math.min(this.pagesOfRepeats, 1);
+		if (this.pagesOfRepeats > MAX_PAGES_OF_REPEATS + Math.ceil(arrived / advance)) {
+			throw this.pagingError(
+				`The page at offset ${offset} repeated responses already read, so the offset is not advancing.`,
+			);
+		}
+	}
+
+	/** Learns the page size served, and bounds the pages read by the count the API reports. */
+	private checkPageCount(page: FetchedPage, limit: number): void {
+		if (page.responses.length < Math.min(limit, this.pageStep))
+			this.pageStep = page.responses.length;
+		// Arrivals during the walk can add pages, never an unbounded number of them. The
+		// count the API reports bounds the walk only when it reports one.
+		const { pagesRead, pageStep, largestTotal } = this;
+		if (largestTotal !== undefined && pagesRead > Math.ceil(largestTotal / pageStep) * 2 + 10) {
+			throw this.pagingError(
+				`Read ${pagesRead} pages of ${pageStep} or fewer responses of a form that reports ${largestTotal} responses.`,
+			);
+		}
+	}
+
+	/** Asks for the next page if none is under way, and for pages ahead while `total` has them. */
+	private requestFollowing(): void {
+		if (!this.inFlight.length) this.requestNext();
+		// A page of one response cannot overlap the one before it and still advance.
+		while (
+			this.readAhead &&
+			this.largestTotal !== undefined &&
+			this.pageStep > 1 &&
+			this.inFlight.length < PAGES_IN_FLIGHT
+		) {
+			const aheadOffset = this.inFlight[this.inFlight.length - 1].offset + this.pageStep - 1;
+			if (aheadOffset >= this.largestTotal) break;
+			this.request(aheadOffset, MAX_PAGE_SIZE, true);
+		}
+	}
+
+	/** The walk's error when the server contradicts itself. */
+	private pagingError(problem: string) {
+		return errorForPaging(this.client.context.getNode(), problem, this.query);
 	}
 }
 
