@@ -25,3 +25,10 @@ export { configureRunner, ensureRunnerReady } from './setup';
 export type { BinaryDataMode, RunnerConfig } from './setup';
 export { testCredential } from './credential-test';
 export type { CredentialTestResult } from './credential-test';
+export { activateWebhook, recordWebhookRequests, runWebhookMethod } from './webhook-methods';
+export type {
+	RecordingEndpoint,
+	RunWebhookMethodArgs,
+	WebhookMethodName,
+	WebhookMethodResult,
+} from './webhook-methods';
