@@ -13,10 +13,23 @@ import { join, relative, resolve } from 'path';
 
 import { startHarness } from '../test/harness';
 import type { RunningHarness } from '../test/harness';
-import { configureRunner } from '../test/runner';
-import type { RunResult } from '../test/runner';
-import { formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
-import { serveWebhookTrigger } from '../test/support/webhookTrigger';
+import {
+	activateWebhook,
+	configureRunner,
+	recordWebhookRequests,
+	RunnerNodeTypeRegistry,
+	runWebhook,
+	runWebhookMethod,
+} from '../test/runner';
+import type { RecordingEndpoint, RunResult, RunWebhookMethodArgs } from '../test/runner';
+import { credentialsFor, formById, pollTrigger, runFormsWtf } from '../test/support/formsWtf';
+import {
+	serveWebhookTrigger,
+	WEBHOOK_NODE_NAME,
+	WEBHOOK_TRIGGER_TYPE,
+	webhookNodeTypes,
+	webhookTriggerNode,
+} from '../test/support/webhookTrigger';
 
 const LARGE_FORM_RESPONSES = 25_000;
 const OUTPUT_DIR = resolve(process.env.FORMSWTF_DEMO_OUTPUT ?? 'demo-output');
@@ -28,7 +41,7 @@ let failures = 0;
 function line(ok: boolean, step: string, detail: string, ms?: number): void {
 	if (!ok) failures++;
 	const time = ms === undefined ? '' : `  ${formatMs(ms)}`;
-	console.log(`${ok ? '✔' : '✘'} ${step.padEnd(24)} ${detail}${time}`);
+	console.log(`${ok ? '✔' : '✘'} ${step.padEnd(33)} ${detail}${time}`);
 }
 
 function formatMs(ms: number): string {
@@ -190,6 +203,7 @@ async function main(): Promise<void> {
 
 		await runTrigger(harness, String(feedback.id), String(feedback.title));
 		await runWebhookTrigger(harness, String(feedback.id));
+		await runAutomaticRegistration(harness, String(feedback.id));
 	} finally {
 		await harness.close();
 	}
@@ -274,6 +288,96 @@ async function runWebhookTrigger(harness: RunningHarness, formId: string): Promi
 		await harness.control.clearWebhooks();
 		await endpoint.close();
 	}
+}
+
+/**
+ * Registration: Automatic. The Webhook Trigger (version 2, the Forms.wtf API credential) is
+ * activated the way n8n activates it (webhookMethods checkExists, then create) with n8n's
+ * Production URL on a local endpoint; the harness's own list of webhooks says what it made;
+ * a submission is delivered there and run through the trigger; deactivation calls delete.
+ */
+async function runAutomaticRegistration(harness: RunningHarness, formId: string): Promise<void> {
+	const endpoint = await recordWebhookRequests();
+	const trigger: RunWebhookMethodArgs = {
+		workflow: {
+			id: 'demoRegistration',
+			nodes: [
+				{
+					...webhookTriggerNode({ forms: [formId] }, false),
+					typeVersion: 2,
+					credentials: { formsWtfApi: { id: '1', name: 'Forms.wtf account' } },
+				},
+			],
+			connections: {},
+			staticData: {},
+		},
+		node: WEBHOOK_NODE_NAME,
+		nodeTypes: webhookNodeTypes,
+		credentials: credentialsFor(harness.baseUrl, harness.keys.team),
+		origin: endpoint.origin,
+	};
+	const onForm = async () =>
+		(await harness.control.webhooks()).webhooks.filter((webhook) => webhook.formId === formId);
+	try {
+		const [activated, activateMs] = await timed('activating', () => activateWebhook(trigger));
+		trigger.workflow.staticData = activated.staticData;
+		const productionUrl = `${endpoint.origin}/webhook/${trigger.workflow.nodes[0].webhookId}/${webhookPath()}`;
+		const registered = await onForm();
+		line(
+			activated.created &&
+				registered.length === 1 &&
+				registered[0].url === productionUrl &&
+				registered[0].signed,
+			'Webhook: registered automatically',
+			`${registered.length} signed webhook at ${registered.map((webhook) => webhook.url).join(', ')}`,
+			activateMs,
+		);
+		await deliverOnce(harness, formId, trigger, endpoint);
+		const [deactivated, deactivateMs] = await timed('deactivating', () =>
+			runWebhookMethod('delete', trigger),
+		);
+		const left = await onForm();
+		line(
+			deactivated.answer && left.length === 0,
+			'Webhook: removed on deactivation',
+			`${left.length} left`,
+			deactivateMs,
+		);
+	} finally {
+		await harness.control.clearWebhooks();
+		await endpoint.close();
+	}
+}
+
+/** The path n8n puts after the webhook id in the trigger's Production URL, from its description. */
+function webhookPath(): string {
+	const registry = new RunnerNodeTypeRegistry(webhookNodeTypes);
+	const type = registry.getByNameAndVersion(WEBHOOK_TRIGGER_TYPE, 2);
+	return String(type.description.webhooks?.[0]?.path);
+}
+
+/** One submission: what the harness delivers to the registered URL, run through the trigger. */
+async function deliverOnce(
+	harness: RunningHarness,
+	formId: string,
+	trigger: RunWebhookMethodArgs,
+	endpoint: RecordingEndpoint,
+): Promise<void> {
+	const submittedAtMs = performance.now();
+	const [response] = await harness.control.submitResponses(formId, [{}]);
+	const deadline = submittedAtMs + 5_000;
+	while (endpoint.received.length === 0 && performance.now() < deadline)
+		await new Promise((resolve) => setTimeout(resolve, 2));
+	const [request] = endpoint.received;
+	const run = request ? await runWebhook({ ...trigger, request }) : undefined;
+	const ids = (run?.items ?? []).map((item) => String(item.json.id));
+	line(
+		run?.status === 200 && ids.length === 1 && ids[0] === response.id,
+		'Webhook: submission',
+		run
+			? `${endpoint.received.length} delivery, signature checked (${run.status}): the workflow ran with response ${ids.join().slice(0, 10)}… ${Math.round(performance.now() - submittedAtMs)} ms after it was submitted`
+			: 'no delivery within 5 s',
+	);
 }
 
 main().then(
