@@ -188,8 +188,11 @@ class WindowRead {
 		}
 		// Forgotten only now: a version read later in this read must still find the one before.
 		// An undated response is kept by the read's clock, a whole second, as a coarse server
-		// returns it.
-		const keepFromMs = Math.floor(this.sinceMs / 1000) * 1000;
+		// returns it. New Response (Ignore) keeps a window more: an update within the window of the
+		// version before it is still known when it is read.
+		const { lookBackMs, updatedResponses } = this.options;
+		const keepMs = this.sinceMs - (updatedResponses === 'ignore' ? lookBackMs : 0);
+		const keepFromMs = Math.floor(keepMs / 1000) * 1000;
 		for (const [id, atMs] of Object.entries(this.seen)) if (atMs < keepFromMs) delete this.seen[id];
 		const cursor: FormCursor = {
 			...this.cursor,
