@@ -2,10 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { timeoutOnlyOptions } from '../../shared/descriptions';
-import { getTimeoutMs } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { getAccount } from '../../shared/transport/account';
-import { explainMissingCall } from '../../shared/transport/refusals';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
 
@@ -20,12 +19,11 @@ export async function execute(
 	itemIndex: number,
 	client: FormsWtfClient,
 ): Promise<INodeExecutionData[]> {
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const account = await getAccount(client, { itemIndex, timeoutMs }).catch((error: unknown) => {
-		throw explainMissingCall(this.getNode(), error, 'account details', {
-			aboutAForm: false,
-			itemIndex,
-		});
-	});
-	return [{ json: account, pairedItem: { item: itemIndex } }];
+	const account = await callService(
+		this,
+		itemIndex,
+		{ feature: 'account details', aboutAForm: false },
+		async (call) => await getAccount(client, call),
+	);
+	return itemFor(itemIndex, account);
 }

@@ -2,10 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { timeoutOption } from '../../shared/descriptions';
-import { getTimeoutMs } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { createForm } from '../../shared/transport/formChanges';
-import { explainMissingCall } from '../../shared/transport/refusals';
 import { requiredText } from './changes';
 
 const properties: INodeProperties[] = [
@@ -51,16 +50,16 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const title = requiredText.call(this, 'title', 'Title', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as { description?: string };
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const form = await createForm(
-		client,
-		{ title, ...(options.description ? { description: options.description } : {}) },
-		{ itemIndex, timeoutMs },
-	).catch((error: unknown) => {
-		throw explainMissingCall(this.getNode(), error, 'creating forms', {
-			aboutAForm: false,
-			itemIndex,
-		});
-	});
-	return [{ json: form, pairedItem: { item: itemIndex } }];
+	const form = await callService(
+		this,
+		itemIndex,
+		{ feature: 'creating forms', aboutAForm: false },
+		async (call) =>
+			await createForm(
+				client,
+				{ title, ...(options.description ? { description: options.description } : {}) },
+				call,
+			),
+	);
+	return itemFor(itemIndex, form);
 }

@@ -2,10 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
-import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { getFormId } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { deleteForm } from '../../shared/transport/formChanges';
-import { explainMissingCall } from '../../shared/transport/refusals';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,12 +31,11 @@ export async function execute(
 	client: FormsWtfClient,
 ): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	await deleteForm(client, formId, { itemIndex, timeoutMs }).catch((error: unknown) => {
-		throw explainMissingCall(this.getNode(), error, 'deleting forms', {
-			aboutAForm: true,
-			itemIndex,
-		});
-	});
-	return [{ json: { deleted: true, formId }, pairedItem: { item: itemIndex } }];
+	await callService(
+		this,
+		itemIndex,
+		{ feature: 'deleting forms', aboutAForm: true },
+		async (call) => await deleteForm(client, formId, call),
+	);
+	return itemFor(itemIndex, { deleted: true, formId });
 }

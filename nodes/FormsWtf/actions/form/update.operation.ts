@@ -2,10 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
-import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { getFormId } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { updateForm, type FormChanges } from '../../shared/transport/formChanges';
-import { explainMissingCall } from '../../shared/transport/refusals';
 import { parseQuestions } from './changes';
 
 const properties: INodeProperties[] = [
@@ -90,14 +90,11 @@ export async function changeForm(
 	changes: FormChanges,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const form = await updateForm(client, formId, changes, { itemIndex, timeoutMs }).catch(
-		(error: unknown) => {
-			throw explainMissingCall(this.getNode(), error, 'changing forms', {
-				aboutAForm: true,
-				itemIndex,
-			});
-		},
+	const form = await callService(
+		this,
+		itemIndex,
+		{ feature: 'changing forms', aboutAForm: true },
+		async (call) => await updateForm(client, formId, changes, call),
 	);
-	return [{ json: form, pairedItem: { item: itemIndex } }];
+	return itemFor(itemIndex, form);
 }

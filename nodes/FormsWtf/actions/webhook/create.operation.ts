@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOption } from '../../shared/descriptions';
-import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { getFormId } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
-import { explainMissingCall } from '../../shared/transport/refusals';
 import { createWebhook } from '../../shared/transport/webhooks';
 import { requiredText } from '../form/changes';
 
@@ -64,14 +64,17 @@ export async function execute(
 	const url = requiredText.call(this, 'url', 'URL', itemIndex);
 	const secret = String(this.getNodeParameter('secret', itemIndex, ''));
 	const options = this.getNodeParameter('options', itemIndex, {}) as { enabled?: boolean };
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const webhook = await createWebhook(
-		client,
-		formId,
-		{ url, ...(secret !== '' ? { secret } : {}), enabled: options.enabled ?? true },
-		{ itemIndex, timeoutMs },
-	).catch((error: unknown) => {
-		throw explainMissingCall(this.getNode(), error, 'webhooks', { aboutAForm: true, itemIndex });
-	});
-	return [{ json: webhook, pairedItem: { item: itemIndex } }];
+	const webhook = await callService(
+		this,
+		itemIndex,
+		{ feature: 'webhooks', aboutAForm: true },
+		async (call) =>
+			await createWebhook(
+				client,
+				formId,
+				{ url, ...(secret !== '' ? { secret } : {}), enabled: options.enabled ?? true },
+				call,
+			),
+	);
+	return itemFor(itemIndex, webhook);
 }

@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
-import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { getFormId } from '../../shared/helpers/parameters';
+import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
-import { explainMissingCall } from '../../shared/transport/refusals';
 import { deleteWebhook } from '../../shared/transport/webhooks';
 import { requiredText } from '../form/changes';
 
@@ -38,16 +38,11 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
 	const webhookId = requiredText.call(this, 'webhookId', 'Webhook ID', itemIndex);
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const outcome = await deleteWebhook(client, formId, webhookId, { itemIndex, timeoutMs }).catch(
-		(error: unknown) => {
-			throw explainMissingCall(this.getNode(), error, 'webhooks', { aboutAForm: true, itemIndex });
-		},
+	const outcome = await callService(
+		this,
+		itemIndex,
+		{ feature: 'webhooks', aboutAForm: true },
+		async (call) => await deleteWebhook(client, formId, webhookId, call),
 	);
-	return [
-		{
-			json: { deleted: outcome === 'deleted', formId, webhookId },
-			pairedItem: { item: itemIndex },
-		},
-	];
+	return itemFor(itemIndex, { deleted: outcome === 'deleted', formId, webhookId });
 }

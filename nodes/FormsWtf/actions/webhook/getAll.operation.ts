@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
-import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
+import { getFormId } from '../../shared/helpers/parameters';
+import { callService } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
-import { explainMissingCall } from '../../shared/transport/refusals';
 import { listWebhooks } from '../../shared/transport/webhooks';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
@@ -21,11 +21,11 @@ export async function execute(
 	client: FormsWtfClient,
 ): Promise<INodeExecutionData[]> {
 	const formId = getFormId.call(this, itemIndex);
-	const timeoutMs = getTimeoutMs.call(this, itemIndex);
-	const webhooks = await listWebhooks(client, formId, { itemIndex, timeoutMs }).catch(
-		(error: unknown) => {
-			throw explainMissingCall(this.getNode(), error, 'webhooks', { aboutAForm: true, itemIndex });
-		},
+	const webhooks = await callService(
+		this,
+		itemIndex,
+		{ feature: 'webhooks', aboutAForm: true },
+		async (call) => await listWebhooks(client, formId, call),
 	);
 	return webhooks.map((webhook) => ({ json: webhook, pairedItem: { item: itemIndex } }));
 }
