@@ -1,19 +1,13 @@
 /* eslint-disable
-	@n8n/community-nodes/no-restricted-globals,
-	@n8n/community-nodes/no-restricted-imports
+	@n8n/community-nodes/no-restricted-globals
 	-- Node.js code that tests or builds the package, never shipped: see "Linting" in CONTRIBUTING.md. */
 /**
  * Registration: Automatic of the Webhook Trigger, through n8n-core's HookContext (what n8n calls
  * `checkExists`, `create` and `delete` with) against the harness's webhooks API; deliveries the
  * harness then sends go through `webhook()` as n8n would pass them on.
  */
-import { createServer, type Server } from 'http';
-import type { AddressInfo } from 'net';
-import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
-import { deepCopy } from 'n8n-workflow';
-import { HookContext } from 'n8n-core';
+import type { IDataObject, INode } from 'n8n-workflow';
 
-import { FormsWtfWebhookTrigger } from '../../nodes/FormsWtf/FormsWtfWebhookTrigger.node.js';
 import { credentialsFor } from '../support/formsWtf';
 import {
 	WEBHOOK_NODE_NAME,
@@ -21,45 +15,28 @@ import {
 	webhookNodeTypes,
 } from '../support/webhookTrigger';
 import { startHarness, type RunningHarness } from '../harness';
-import { runWebhook, RunnerCredentialsHelper, RunnerNodeTypeRegistry } from '../runner';
-import { buildAdditionalData } from '../runner/additional-data';
-import { runnerWorkflowObject } from '../runner/run-workflow';
-import { ensureRunnerReady } from '../runner/setup';
+import {
+	activateWebhook,
+	ensureRunnerReady,
+	recordWebhookRequests,
+	runWebhook,
+	runWebhookMethod,
+	type RecordingEndpoint,
+	type RunWebhookMethodArgs,
+	type WebhookMethodName,
+	type WebhookMethodResult,
+} from '../runner';
 
 const WEBHOOK_ID = '3e6a9d14-7c2b-4f80-9a51-0d8e2b7c4f16';
-const trigger = new FormsWtfWebhookTrigger();
 const MANUAL_ACTION = 'choose Registration: Manual and add it in Forms.wtf';
 
-interface Received {
-	headers: Record<string, string>;
-	body: Buffer;
-}
-
 let harness: RunningHarness;
-let n8n: { origin: string; received: Received[]; server: Server };
+let n8n: RecordingEndpoint;
 
 beforeAll(async () => {
 	await ensureRunnerReady();
 	harness = await startHarness({ rateLimit: false });
-	// Stands for n8n's webhook endpoint: records what Forms.wtf sends, answers 200.
-	const received: Received[] = [];
-	const server = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			const headers: Record<string, string> = {};
-			for (const [name, value] of Object.entries(req.headers))
-				if (typeof value === 'string') headers[name] = value;
-			received.push({ headers, body: Buffer.concat(chunks) });
-			res.writeHead(200).end();
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	n8n = {
-		origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		received,
-		server,
-	};
+	n8n = await recordWebhookRequests();
 });
 afterEach(async () => {
 	await harness.control.reset();
@@ -67,8 +44,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
 	await harness.close();
-	n8n.server.closeAllConnections();
-	await new Promise<void>((resolve) => n8n.server.close(() => resolve()));
+	await n8n.close();
 });
 
 const productionUrl = () => `${n8n.origin}/webhook/${WEBHOOK_ID}/formswtf`;
@@ -87,59 +63,35 @@ function triggerNode(parameters: IDataObject, typeVersion = 2, webhookId = WEBHO
 	};
 }
 
-type HookName = 'checkExists' | 'create' | 'delete';
+/** The workflow of one trigger node, with the static data n8n stored for it. */
+function methodArgs(
+	node: INode,
+	staticData: IDataObject,
+	listening: boolean,
+): RunWebhookMethodArgs {
+	return {
+		workflow: { id: 'registrationWf01', nodes: [node], connections: {}, staticData },
+		node: node.name,
+		nodeTypes: webhookNodeTypes,
+		credentials: credentialsFor(harness.baseUrl, harness.keys.team),
+		origin: n8n.origin,
+		listening,
+	};
+}
 
 /** One call of n8n to the node's webhook methods; returns what it answered and the static data after. */
 async function hook(
-	name: HookName,
+	name: WebhookMethodName,
 	node: INode,
 	staticData: IDataObject,
 	listening = false,
-): Promise<{ answer: boolean; staticData: IDataObject }> {
-	const nodeTypes = new RunnerNodeTypeRegistry(webhookNodeTypes);
-	const mode = listening ? 'manual' : 'trigger';
-	const workflow = runnerWorkflowObject(
-		{ nodes: [node], connections: {}, staticData },
-		{ workflowId: 'registrationWf01', nodes: [deepCopy(node)], nodeTypes, mode },
-	);
-	const credentials = credentialsFor(harness.baseUrl, harness.keys.team);
-	const additionalData = {
-		...buildAdditionalData({
-			credentialsHelper: new RunnerCredentialsHelper(credentials, nodeTypes),
-			executionId: undefined,
-			workflowId: 'registrationWf01',
-		}),
-		webhookBaseUrl: `${n8n.origin}/webhook`,
-		webhookTestBaseUrl: `${n8n.origin}/webhook-test`,
-	};
-	const workflowNode = workflow.getNode(node.name) as INode;
-	const context = new HookContext(
-		workflow,
-		workflowNode,
-		additionalData,
-		mode,
-		listening ? 'manual' : 'activate',
-		{
-			httpMethod: 'POST',
-			node: node.name,
-			path: 'formswtf',
-			webhookDescription: trigger.description.webhooks![0],
-			workflowId: 'registrationWf01',
-			workflowExecuteAdditionalData: additionalData,
-			isTest: listening,
-		},
-	);
-	const methods = trigger.webhookMethods.default;
-	const answer = await methods[name].call(context as unknown as IHookFunctions);
-	return { answer, staticData: deepCopy(workflow.staticData) as IDataObject };
+): Promise<WebhookMethodResult> {
+	return await runWebhookMethod(name, methodArgs(node, staticData, listening));
 }
 
 /** Activation as n8n does it: checkExists, and create when it answered false. */
 async function activate(node: INode, staticData: IDataObject = {}, listening = false) {
-	const exists = await hook('checkExists', node, staticData, listening);
-	if (exists.answer) return { created: false, staticData: exists.staticData };
-	const created = await hook('create', node, exists.staticData, listening);
-	return { created: true, staticData: created.staticData };
+	return await activateWebhook(methodArgs(node, staticData, listening));
 }
 
 async function webhooksAt(url: string) {
