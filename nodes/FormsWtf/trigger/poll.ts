@@ -260,7 +260,7 @@ class Poll {
 			this.context,
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
-		if (isErrorDue(polls, form, cause, cause === NOT_WHOLE)) this.errors.push(error);
+		if (isErrorDue(polls, form, cause)) this.errors.push(error);
 		return { ...cursor, failedPolls: polls };
 	}
 

@@ -9,12 +9,8 @@ import type { TriggerSettings } from './settings';
 /** Polls in a row without progress before a form is named by an error; each one before is a warning. */
 export const POLLS_BEFORE_ERROR = 5;
 
-/**
- * How often it is named again while it lasts: a form whose reads cannot be proven whole may be
- * missing responses, and is named every POLLS_BEFORE_ERROR polls; one that fails outright (its
- * responses wait, nothing is missed) every 30.
- */
-const POLLS_BEFORE_ERROR_AGAIN = 30;
+/** A selected form the service does not have is named at once, then every 30th poll. */
+const POLLS_BEFORE_GONE_AGAIN = 30;
 
 export function warn(context: IPollFunctions, message: string): void {
 	context.logger.warn(`Forms.wtf Trigger: ${message}`, {
@@ -23,16 +19,14 @@ export function warn(context: IPollFunctions, message: string): void {
 	});
 }
 
-/** Whether this many polls without progress call for an error (a selected form that is gone: at once). */
-export function isErrorDue(
-	polls: number,
-	form: WatchedForm,
-	cause: unknown,
-	unproven: boolean,
-): boolean {
-	if (polls === 1 && form.unlisted && httpCodeOf(cause) === '404') return true;
-	const again = unproven ? POLLS_BEFORE_ERROR : POLLS_BEFORE_ERROR_AGAIN;
-	return polls >= POLLS_BEFORE_ERROR && (polls - POLLS_BEFORE_ERROR) % again === 0;
+/**
+ * Whether this many polls without progress call for an error: every 5th while it lasts (a
+ * response that arrives meanwhile is not left unsaid, and a cause that changes is named again);
+ * a selected form the service does not have at once, then every 30th.
+ */
+export function isErrorDue(polls: number, form: WatchedForm, cause: unknown): boolean {
+	if (form.unlisted && httpCodeOf(cause) === '404') return polls % POLLS_BEFORE_GONE_AGAIN === 1;
+	return polls % POLLS_BEFORE_ERROR === 0;
 }
 
 /** Words for a form that made no progress, naming it and the cause, and what to do. */
