@@ -8,14 +8,9 @@ import { asNodeError } from '../shared/transport/errors';
 import * as account from './account';
 import * as form from './form';
 import type { FormsWtfType } from './node.type';
+import type { Operation } from './operation';
 import * as response from './response';
 import * as webhook from './webhook';
-
-type Operation = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-) => Promise<INodeExecutionData[]>;
 
 const operations: { [R in FormsWtfType['resource']]: Record<string, { execute: Operation }> } = {
 	account: { get: account.get },

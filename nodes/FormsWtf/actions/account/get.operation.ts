@@ -1,24 +1,16 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { timeoutOnlyOptions } from '../../shared/descriptions';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
-import type { FormsWtfClient } from '../../shared/transport';
 import { getAccount } from '../../shared/transport/account';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [timeoutOnlyOptions];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['account'], operation: ['get'] } },
-	properties,
-);
+export const description = operationProperties('account', 'get', properties);
 
 /** Get Account: the plan of the key's account, its limits and what it uses of them, as sent. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const account = await callService(
 		this,
 		itemIndex,
@@ -26,4 +18,4 @@ export async function execute(
 		async (call) => await getAccount(client, call),
 	);
 	return itemFor(itemIndex, account);
-}
+};

@@ -1,10 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { timeoutOption } from '../../shared/descriptions';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
-import type { FormsWtfClient } from '../../shared/transport';
 import { createForm } from '../../shared/transport/formChanges';
+import { operationProperties, type Operation } from '../operation';
 import { requiredText } from './changes';
 
 const properties: INodeProperties[] = [
@@ -37,17 +36,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['form'], operation: ['create'] } },
-	properties,
-);
+export const description = operationProperties('form', 'create', properties);
 
 /** Create Form: a new, empty, unpublished form; add questions with Update. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const title = requiredText.call(this, 'title', 'Title', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as { description?: string };
 	const form = await callService(
@@ -62,4 +54,4 @@ export async function execute(
 			),
 	);
 	return itemFor(itemIndex, form);
-}
+};

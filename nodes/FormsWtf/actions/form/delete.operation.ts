@@ -1,11 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId } from '../../shared/helpers/parameters';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
-import type { FormsWtfClient } from '../../shared/transport';
 import { deleteForm } from '../../shared/transport/formChanges';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,17 +18,10 @@ const properties: INodeProperties[] = [
 	timeoutOnlyOptions,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['form'], operation: ['delete'] } },
-	properties,
-);
+export const description = operationProperties('form', 'delete', properties);
 
 /** Delete Form: the form and all its responses, for good. One item `{ deleted: true, formId }`. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	await callService(
 		this,
@@ -38,4 +30,4 @@ export async function execute(
 		async (call) => await deleteForm(client, formId, call),
 	);
 	return itemFor(itemIndex, { deleted: true, formId });
-}
+};

@@ -1,24 +1,16 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId } from '../../shared/helpers/parameters';
-import type { FormsWtfClient } from '../../shared/transport';
+import { operationProperties, type Operation } from '../operation';
 import { changeForm } from './update.operation';
 
 const properties: INodeProperties[] = [formIdLocator, timeoutOnlyOptions];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['form'], operation: ['publish'] } },
-	properties,
-);
+export const description = operationProperties('form', 'publish', properties);
 
 /** Publish Form: the form accepts responses (PUT { published: true }). */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	return await changeForm.call(this, client, formId, { published: true }, itemIndex);
-}
+};

@@ -1,11 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId } from '../../shared/helpers/parameters';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { updateForm, type FormChanges } from '../../shared/transport/formChanges';
+import { operationProperties, type Operation } from '../operation';
 import { parseQuestions } from './changes';
 
 const properties: INodeProperties[] = [
@@ -53,17 +54,10 @@ const properties: INodeProperties[] = [
 	timeoutOnlyOptions,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['form'], operation: ['update'] } },
-	properties,
-);
+export const description = operationProperties('form', 'update', properties);
 
 /** Update Form: the fields given change, the others stay; the form as Forms.wtf sends it back. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, unknown>;
 	const changes: FormChanges = {};
@@ -80,7 +74,7 @@ export async function execute(
 			itemIndex,
 		});
 	return await changeForm.call(this, client, formId, changes, itemIndex);
-}
+};
 
 /** PUT the changes; shared by Update, Publish and Unpublish. */
 export async function changeForm(

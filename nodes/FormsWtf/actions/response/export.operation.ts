@@ -1,12 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId, getTimeoutMs } from '../../shared/helpers/parameters';
-import type { FormsWtfClient } from '../../shared/transport';
 import { DEFAULT_TIMEOUT_MS, headerValue } from '../../shared/transport';
 import { errorForInterruptedDownload } from '../../shared/transport/errors';
 import type { ExportFormat } from '../../shared/transport/types';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -37,10 +36,7 @@ const properties: INodeProperties[] = [
 	timeoutOnlyOptions,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['response'], operation: ['export'] } },
-	properties,
-);
+export const description = operationProperties('response', 'export', properties);
 
 const FALLBACK_FILE: Record<ExportFormat, { extension: string; mimeType: string }> = {
 	csv: { extension: 'csv', mimeType: 'text/csv' },
@@ -52,11 +48,7 @@ const FALLBACK_FILE: Record<ExportFormat, { extension: string; mimeType: string 
  * Export: the API's file as binary data. The body is handed to n8n as a stream, so n8n's
  * binary data store decides whether it is ever held in memory (in filesystem mode it is not).
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	const format = this.getNodeParameter('format', itemIndex, 'csv') as ExportFormat;
 	const binaryPropertyName = this.getNodeParameter(
@@ -102,7 +94,7 @@ export async function execute(
 			pairedItem: { item: itemIndex },
 		},
 	];
-}
+};
 
 /** The file name of a Content-Disposition header; RFC 6266 `filename*` wins over `filename`. */
 export function fileNameFromContentDisposition(header: string | undefined): string | undefined {

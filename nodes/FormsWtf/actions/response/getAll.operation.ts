@@ -4,14 +4,14 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { formIdLocator, outputModeProperty, timeoutOption } from '../../shared/descriptions';
 import { formatResponse, getOutputMode } from '../../shared/helpers/output';
 import { getFormId, getTimeoutMs, toApiTimestamp } from '../../shared/helpers/parameters';
 import { ToolResponses } from '../../shared/helpers/tool';
-import type { FormsWtfClient } from '../../shared/transport';
 import { iterateResponses } from '../../shared/transport/paging';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -63,10 +63,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['response'], operation: ['getAll'] } },
-	properties,
-);
+export const description = operationProperties('response', 'getAll', properties);
 
 interface GetResponsesOptions extends IDataObject {
 	offset?: number;
@@ -75,11 +72,7 @@ interface GetResponsesOptions extends IDataObject {
 }
 
 /** Get Responses: one item per response; Return All pages through every response for the user. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as GetResponsesOptions;
@@ -131,7 +124,7 @@ export async function execute(
 	return tool
 		? tool.answer(items, { formId, itemIndex, startOffset, since, limit: maxItems })
 		: items;
-}
+};
 
 function wholeNumberIn(
 	context: IExecuteFunctions,

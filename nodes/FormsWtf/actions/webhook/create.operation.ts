@@ -1,12 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOption } from '../../shared/descriptions';
 import { getFormId } from '../../shared/helpers/parameters';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
-import type { FormsWtfClient } from '../../shared/transport';
 import { createWebhook } from '../../shared/transport/webhooks';
 import { requiredText } from '../form/changes';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -48,17 +47,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhook'], operation: ['create'] } },
-	properties,
-);
+export const description = operationProperties('webhook', 'create', properties);
 
 /** Create Webhook: Forms.wtf POSTs each later submission of the form to the URL. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	// Forms.wtf checks the address itself and says what is wrong with it (400).
 	const url = requiredText.call(this, 'url', 'URL', itemIndex);
@@ -77,4 +69,4 @@ export async function execute(
 			),
 	);
 	return itemFor(itemIndex, webhook);
-}
+};

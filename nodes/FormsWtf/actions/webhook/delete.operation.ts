@@ -1,12 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { formIdLocator, timeoutOnlyOptions } from '../../shared/descriptions';
 import { getFormId } from '../../shared/helpers/parameters';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
-import type { FormsWtfClient } from '../../shared/transport';
 import { deleteWebhook } from '../../shared/transport/webhooks';
 import { requiredText } from '../form/changes';
+import { operationProperties, type Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -22,20 +21,13 @@ const properties: INodeProperties[] = [
 	timeoutOnlyOptions,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhook'], operation: ['delete'] } },
-	properties,
-);
+export const description = operationProperties('webhook', 'delete', properties);
 
 /**
  * Delete Webhook: `{ deleted: true }`, or `{ deleted: false }` when Forms.wtf had no such webhook
  * on the form (it answered 404): either way it is gone.
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: FormsWtfClient,
-): Promise<INodeExecutionData[]> {
+export const execute: Operation = async function (itemIndex, client) {
 	const formId = getFormId.call(this, itemIndex);
 	const webhookId = requiredText.call(this, 'webhookId', 'Webhook ID', itemIndex);
 	const outcome = await callService(
@@ -45,4 +37,4 @@ export async function execute(
 		async (call) => await deleteWebhook(client, formId, webhookId, call),
 	);
 	return itemFor(itemIndex, { deleted: outcome === 'deleted', formId, webhookId });
-}
+};
