@@ -1,5 +1,17 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+
+/** The form's Description field, as Create and Update show it; `what` says what it does. */
+export function formDescriptionField(what: string): INodeProperties {
+	return {
+		displayName: 'Description',
+		name: 'description',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		description: what,
+	};
+}
 
 /** A text field that must not be empty, trimmed. */
 export function requiredText(

@@ -4,7 +4,7 @@ import { timeoutOption } from '../../shared/descriptions';
 import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import { createForm } from '../../shared/transport/formChanges';
 import { operationProperties, type Operation } from '../operation';
-import { requiredText } from './changes';
+import { formDescriptionField, requiredText } from './changes';
 
 const properties: INodeProperties[] = [
 	{
@@ -22,17 +22,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [
-			{
-				displayName: 'Description',
-				name: 'description',
-				type: 'string',
-				typeOptions: { rows: 3 },
-				default: '',
-				description: 'Shown under the title, up to 1000 characters',
-			},
-			timeoutOption,
-		],
+		options: [formDescriptionField('Shown under the title, up to 1000 characters'), timeoutOption],
 	},
 ];
 

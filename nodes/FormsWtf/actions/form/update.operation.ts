@@ -7,7 +7,7 @@ import { callService, itemFor } from '../../shared/helpers/serviceCall';
 import type { FormsWtfClient } from '../../shared/transport';
 import { updateForm, type FormChanges } from '../../shared/transport/formChanges';
 import { operationProperties, type Operation } from '../operation';
-import { parseQuestions } from './changes';
+import { formDescriptionField, parseQuestions } from './changes';
 
 const properties: INodeProperties[] = [
 	formIdLocator,
@@ -18,14 +18,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add field',
 		default: {},
 		options: [
-			{
-				displayName: 'Description',
-				name: 'description',
-				type: 'string',
-				typeOptions: { rows: 3 },
-				default: '',
-				description: 'Shown under the title, up to 1000 characters; empty removes it',
-			},
+			formDescriptionField('Shown under the title, up to 1000 characters; empty removes it'),
 			{
 				displayName: 'Published',
 				name: 'published',
