@@ -15,13 +15,14 @@ import { cursorFrom } from './state';
  * newest first; undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages
  * kept moving.
  * They are read where they are, until the read holds an existing response older than the
- * `count`-th newest: all of that one's millisecond is then read too.
+ * `count`-th newest (and than `momentMs`): all of that one's millisecond is then read too.
  */
 export async function readNewest(
 	budget: PollBudget,
 	formId: string,
 	count: number,
 	beforeMs: number,
+	momentMs = beforeMs,
 ): Promise<Version[] | undefined> {
 	const pages = new FormPages(budget, formId);
 	const existing = new Map<string, Version>();
@@ -33,9 +34,12 @@ export async function readNewest(
 		}
 	};
 	const newest = () => [...existing.values()].sort((a, b) => compareVersions(b, a));
+	// Read on past the count-th newest's millisecond, and past the activation's second when that
+	// one is in it: what the read saw of that second and did not choose stays existing.
 	const enough = () => {
 		const sorted = newest();
-		return sorted.length > count && sorted[count - 1].atMs > sorted[sorted.length - 1].atMs;
+		if (sorted.length <= count) return false;
+		return sorted[sorted.length - 1].atMs < Math.min(sorted[count - 1].atMs, momentMs);
 	};
 	const first = await pages.at(0);
 	const order = orderOf(first.responses) || (await pages.orderByLast(first));

@@ -228,9 +228,9 @@ class Poll {
 		// Existing: submitted before the activation's second, or in it and seen by the activation poll.
 		const beforeMs = this.next.activatedAtMs + (this.activating ? 1000 : 0);
 		let failure: unknown;
-		const chosen = await readNewest(this.budget, form.id, choice.count, beforeMs).catch(
-			(error: unknown) => void (failure = error ?? NOT_WHOLE),
-		);
+		const { activatedAtMs } = this.next;
+		const reading = readNewest(this.budget, form.id, choice.count, beforeMs, activatedAtMs);
+		const chosen = await reading.catch((error: unknown) => void (failure = error ?? NOT_WHOLE));
 		this.countFailure(failure);
 		if (chosen) {
 			addChosen(choice, form.id, chosen);
