@@ -9,9 +9,6 @@ import type { TriggerSettings } from './settings';
 /** Polls in a row without progress before a form is named by an error; each one before is a warning. */
 export const POLLS_BEFORE_ERROR = 5;
 
-/** A selected form the service does not have is named at once, then every 30th poll. */
-const POLLS_BEFORE_GONE_AGAIN = 30;
-
 export function warn(context: IPollFunctions, message: string): void {
 	context.logger.warn(`Forms.wtf Trigger: ${message}`, {
 		workflowId: context.getWorkflow().id,
@@ -21,12 +18,12 @@ export function warn(context: IPollFunctions, message: string): void {
 
 /**
  * Whether this many polls without progress call for an error: every 5th while it lasts (a
- * response that arrives meanwhile is not left unsaid, and a cause that changes is named again);
- * a selected form the service does not have at once, then every 30th.
+ * response that arrives meanwhile is not left unsaid, and a cause that changes is named again),
+ * and a selected form the service does not have at once.
  */
 export function isErrorDue(polls: number, form: WatchedForm, cause: unknown): boolean {
-	if (form.unlisted && httpCodeOf(cause) === '404') return polls % POLLS_BEFORE_GONE_AGAIN === 1;
-	return polls % POLLS_BEFORE_ERROR === 0;
+	const gone = form.unlisted === true && httpCodeOf(cause) === '404';
+	return polls % POLLS_BEFORE_ERROR === 0 || (gone && polls === 1);
 }
 
 /** Words for a form that made no progress, naming it and the cause, and what to do. */
