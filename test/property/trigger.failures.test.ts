@@ -157,14 +157,14 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 	});
 
 	it('One Form: a poll that read a page is progress, and the 5 polls of waits after it are named', async () => {
-		// A short page (fewer than asked while more follow, beyond the assumptions) makes the read
-		// ask again within the poll, and the service then asks to wait longer than the poll may.
-		const { server, driver } = setUp({ pageCap: 7 });
+		// A short page (fewer than asked while more follow) makes the read ask again within the
+		// poll, and the service then asks to wait longer than the poll may.
+		const { server, driver } = setUp({ pageCap: 100 });
 		expect((await driver.poll()).errors).toEqual([]);
 		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 4);
-		server.inject({ kind: 'shortPage', size: 1 }, 1);
+		server.inject({ kind: 'shortPage', size: 20 }, 1);
 		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 40 } }, 6);
-		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+		server.apply({ kind: 'submit', form: 0, count: 30, gapMs: 1 });
 		const polls = [];
 		for (let poll = 0; poll < 10; poll++) polls.push(await driver.poll({ budgetMs: 36_000 }));
 		const withPage = polls.findIndex((p) => p.requests.some((r) => r.status === 200 && r.ids));

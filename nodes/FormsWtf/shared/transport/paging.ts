@@ -449,7 +449,8 @@ export class FormPages {
 	/** A first page of one millisecond shows no order: the list's last response tells it. */
 	async orderByLast(first: FetchedPage): Promise<1 | -1 | 0> {
 		const times = new Set(first.responses.map(submittedAtMs).filter((ms) => ms !== undefined));
-		if (times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
+		const full = first.responses.length >= MIN_PROVING_PAGE;
+		if (!full || times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
 		const [firstMs] = [...times] as number[];
 		const lastMs = submittedAtMs(
 			(await this.at(first.total - 1, 1)).responses[0] ?? ({} as FormResponse),
