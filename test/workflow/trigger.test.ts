@@ -102,7 +102,8 @@ describe('Forms.wtf Trigger', () => {
 		});
 		const failed = await trigger.poll();
 		expect(failed.error).toBeUndefined();
-		expect(failed.items).toHaveLength(1000);
+		// The first page, and the list's last response that told its order.
+		expect(failed.items.length).toBeGreaterThanOrEqual(1000);
 		const { items } = await trigger.poll();
 		expect([...ids(failed.items), ...ids(items)].sort()).toEqual(ids(submitted).sort());
 		expect((await trigger.poll()).items).toEqual([]);

@@ -418,7 +418,7 @@ export class FormPages {
 		take: (responses: FormResponse[]) => void,
 		enough: (ms: number) => boolean,
 	): Promise<{ beforeMs: number; wholeList: boolean } | undefined> {
-		const order = orderOf(first.responses) || (await this.orderByLast(first));
+		const order = orderOf(first.responses) || (await this.orderByLast(first, take));
 		if (order === 1) {
 			const walked = await this.walk(first, 0, take, () => enough(this.passNewestMs));
 			if (walked === 'notWhole') return undefined;
@@ -447,14 +447,18 @@ export class FormPages {
 	}
 
 	/** A first page of one millisecond shows no order: the list's last response tells it. */
-	async orderByLast(first: FetchedPage): Promise<1 | -1 | 0> {
+	async orderByLast(
+		first: FetchedPage,
+		take: (responses: FormResponse[]) => void = () => undefined,
+	): Promise<1 | -1 | 0> {
 		const times = new Set(first.responses.map(submittedAtMs).filter((ms) => ms !== undefined));
 		const full = first.responses.length >= MIN_PROVING_PAGE;
 		if (!full || times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
 		const [firstMs] = [...times] as number[];
-		const lastMs = submittedAtMs(
-			(await this.at(first.total - 1, 1)).responses[0] ?? ({} as FormResponse),
-		);
+		const { responses } = await this.at(first.total - 1, 1);
+		// Read is read: the reader keeps it, as it keeps every page it is served.
+		take(responses);
+		const lastMs = submittedAtMs(responses[0] ?? ({} as FormResponse));
 		return lastMs === undefined || lastMs === firstMs ? 0 : lastMs > firstMs ? 1 : -1;
 	}
 
