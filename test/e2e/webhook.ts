@@ -312,8 +312,9 @@ export async function webhookSuite(
 		const feedback = await harness.control.form('feedback');
 		await instance.importJson('workflow', hookWorkflow(sinkUrl));
 		await instance.importJson('workflow', exampleWorkflow(feedback.id, sinkUrl));
-		const rsvp = await harness.control.form('rsvp');
-		await instance.importJson('workflow', automaticWorkflow(rsvp.id, sinkUrl));
+		// Not the empty RSVP form: the editor suite, later on the same harness, needs it empty.
+		const waitlist = await harness.control.form('waitlist');
+		await instance.importJson('workflow', automaticWorkflow(waitlist.id, sinkUrl));
 		await instance.activate(HOOK_WORKFLOW_ID);
 		await instance.activate(EXAMPLE_WORKFLOW_ID);
 		await harness.control.clearWebhooks();
@@ -449,7 +450,7 @@ export async function webhookSuite(
 		);
 
 		// While the catch-up's minute runs.
-		await automaticRegistration({ harness, sink, version, port, formId: rsvp.id }, rest).catch(
+		await automaticRegistration({ harness, sink, version, port, formId: waitlist.id }, rest).catch(
 			(error: Error) =>
 				check(`${version}: Registration Automatic`, false, error.stack ?? String(error)),
 		);

@@ -65,3 +65,19 @@ describe('Forms.wtf Trigger, Fetch Test Event on many forms', () => {
 		expect(server.log.length).toBeLessThanOrEqual(6);
 	});
 });
+
+describe('Forms.wtf Trigger, Fetch Test Event on a form without responses', () => {
+	it('says the form has no responses yet', async () => {
+		const server = new SimServer(
+			{ since: 'exclusive', order: 'newestFirst', pageCap: 1000, totalAbsent: false, requestMs: 1 },
+			START_MS,
+			1,
+		);
+		const result = await fetchTestEvent(server, {
+			watch: 'form',
+			formId: { __rl: true, mode: 'id', value: 'form0' },
+			options: {},
+		});
+		expect(result.error?.message).toBe('This form has no responses yet');
+	});
+});
