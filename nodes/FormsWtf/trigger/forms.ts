@@ -1,8 +1,13 @@
 /**
  * Several forms: which forms a poll reads (those the list of forms shows changed, the rest in
- * rotation), and how forms that leave the list or the selection are let go.
+ * rotation), how forms that leave the list or the selection are let go, and the item a response
+ * becomes (naming its form when there are several).
  */
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { formatResponse } from '../shared/helpers/output';
 import type { Listing, WatchedForm } from './listing';
+import type { Version } from './read';
 import type { TriggerSettings } from './settings';
 import type { TriggerState } from './state';
 
@@ -70,4 +75,17 @@ export function keepUnlistedForms(state: TriggerState, listing: Listing, nowMs: 
 		}
 	}
 	return gone;
+}
+
+/** An item of the output; with several forms it names its form. */
+export function toItem(
+	version: Version,
+	form: WatchedForm,
+	settings: TriggerSettings,
+): INodeExecutionData {
+	const response =
+		settings.watch === 'form'
+			? version.response
+			: { ...version.response, formId: form.id, formTitle: form.title ?? null };
+	return { json: formatResponse(response, settings.outputMode) };
 }

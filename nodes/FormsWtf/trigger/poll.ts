@@ -5,11 +5,10 @@
  */
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { formatResponse } from '../shared/helpers/output';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
-import { formsToRead, keepUnlistedForms, listedAs } from './forms';
+import { formsToRead, keepUnlistedForms, listedAs, toItem } from './forms';
 import type { Listing, WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
@@ -317,19 +316,6 @@ function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
 	return rest;
-}
-
-/** An item of the output; with several forms it names its form. */
-export function toItem(
-	version: Version,
-	form: WatchedForm,
-	settings: TriggerSettings,
-): INodeExecutionData {
-	const response =
-		settings.watch === 'form'
-			? version.response
-			: { ...version.response, formId: form.id, formTitle: form.title ?? null };
-	return { json: formatResponse(response, settings.outputMode) };
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {

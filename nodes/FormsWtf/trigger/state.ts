@@ -242,7 +242,7 @@ function isCount(value: unknown): value is number {
  * alone. Nothing here is state: an entry lives only while its poll runs (or, should a poll hang,
  * until its budget has long passed).
  */
-const runningPolls = new Map<string, number>();
+const runningPolls = new Map<string, { startedAt: number }>();
 
 export async function unlessAlreadyPolling<T>(
 	key: string,
@@ -250,8 +250,9 @@ export async function unlessAlreadyPolling<T>(
 	poll: (stillCurrent: () => boolean) => Promise<T>,
 ): Promise<T | undefined> {
 	const running = runningPolls.get(key);
-	if (running !== undefined && Date.now() - running < staleAfterMs) return undefined;
-	const mine = Date.now() + Math.random();
+	if (running !== undefined && Date.now() - running.startedAt < staleAfterMs) return undefined;
+	// Each poll's own entry: a later poll that takes over replaces it, whatever the clock says.
+	const mine = { startedAt: Date.now() };
 	runningPolls.set(key, mine);
 	try {
 		// A poll that ran so long that another took over must neither write state nor emit.

@@ -6,7 +6,7 @@ import type { FormsWtfClient } from '../shared/transport';
 import { asNodeError } from '../shared/transport/errors';
 import { listWatchedForms } from './listing';
 import { readNewest } from './newest';
-import { toItem } from './poll';
+import { toItem } from './forms';
 import { compareVersions, PollBudget } from './read';
 import type { TriggerSettings } from './settings';
 
