@@ -121,6 +121,24 @@ describe('the newest N existing responses', () => {
 		);
 		expect(emitted.length === 520 || errors.some((e) => e.includes('form0'))).toBe(true);
 	});
+	it('New Response: a response of the activation second updated just after a rate limit delayed the read comes once, in the version the activation chose', async () => {
+		const { server, driver } = setUp({
+			newestCount: 250,
+			updatedResponses: 'ignore',
+			lookBackMinutes: 0,
+			pageCap: 100,
+			startOffsetMs: 0,
+		});
+		// The first request waits out a 429 (about a second): the moment may be either second.
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'absent' } }, 1);
+		server.apply({ kind: 'submit', form: 0, count: 1, gapMs: 0 });
+		const [id] = aliveIds(server);
+		const activation = await driver.poll();
+		expect(activation.emitted.map((e) => e.id)).toEqual([id]);
+		server.apply({ kind: 'updateServed', form: 0, count: 1 });
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
 });
 
 describe('the newest N never wait on a form that leaves the choice', () => {
