@@ -928,15 +928,16 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			// (the 5th such poll in a row): it neither moves the form nor counts against it.
 			const lists = poll.requests.filter((r) => r.path === '/forms');
 			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) return;
-			// Its reads (a successful probe of the clock, without `since`, reads nothing).
 			const reads = poll.requests.filter(
-				(r) =>
-					r.formId === formId &&
-					r.path.endsWith('/responses') &&
-					// (A faulted answer is answered before the server reads the query: it has no `since`.)
-					!(r.status === 200 && !r.faulted && r.since === undefined),
+				(r) => r.formId === formId && r.path.endsWith('/responses'),
 			);
-			if (reads.some((r) => r.status === 200 && r.ids !== undefined)) {
+			const served = (r: (typeof reads)[0]) => r.status === 200 && r.ids !== undefined;
+			// A page read with `since` is progress. One without (a probe of the clock, or a read of
+			// the newest) is progress only when no read of the form failed after it.
+			if (
+				reads.some((r) => served(r) && r.since !== undefined) ||
+				(reads.length && served(reads[reads.length - 1]))
+			) {
 				stuck = 0;
 				told = false;
 				failing = false;

@@ -215,4 +215,27 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 		await drain(driver);
 		for (const id of form0) expect(timesEmitted(driver.emitted, id)).toBe(0);
 	});
+
+	it('All Forms: a form whose reads fail on 4 polls while the newest are chosen, then succeed, is not named', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 3,
+			newestCount: 1,
+			lookBackMinutes: 0,
+			pageCap: 100,
+			startOffsetMs: 0,
+		});
+		// The activation poll's budget reads two forms; form2 is chosen on the next polls.
+		const activation = await driver.poll({ budgetMs: 1 });
+		expect(activation.requests.some((r) => r.formId === 'form2')).toBe(false);
+		server.inject({ kind: 'drop' }, 4, 2);
+		for (let poll = 0; poll < 5; poll++) {
+			server.apply({ kind: 'update', form: 0, pick: 0 });
+			expect((await driver.poll({ budgetMs: 1 })).errors).toEqual([]);
+		}
+		expect(
+			driver.polls.at(-1)?.requests.some((r) => r.formId === 'form2' && r.status === 200),
+		).toBe(true);
+		await drain(driver);
+	});
 });
