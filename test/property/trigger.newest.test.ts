@@ -139,6 +139,24 @@ describe('the newest N existing responses', () => {
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
+	it('a millisecond of more than a page, oldest first, on a service slower than the poll’s budget: each poll asks two pages at most, and the form is named, not silently stalled', async () => {
+		const { server, driver } = setUp({
+			newestCount: 1,
+			lookBackMinutes: 0,
+			pageCap: 100,
+			requestMs: 2_000,
+			startOffsetMs: 0,
+		});
+		server.seed(0, 120, 0, 0);
+		for (let poll = 0; poll < 5; poll++) {
+			// An update moves a response to the end: the pages then show the list's order.
+			server.apply({ kind: 'update', form: 0, pick: 0 });
+			const record = await driver.poll({ budgetMs: 1_000 });
+			expect(record.requests.length).toBeLessThanOrEqual(2);
+			if (poll === 4) expect(record.errors.join()).toMatch(/"form0" made no progress/);
+		}
+		await drain(driver);
+	});
 });
 
 describe('the newest N never wait on a form that leaves the choice', () => {

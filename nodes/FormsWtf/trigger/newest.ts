@@ -48,6 +48,7 @@ export async function readNewest(
 		// Oldest first: the newest are the last, read from a little before them to the end.
 		for (let span = count + Math.ceil(count / 10) + 10; ; span *= 2) {
 			const offset = Math.max(0, first.total - span);
+			if (offset && !budget.mayRead()) return undefined;
 			existing.clear();
 			walked = await pages.walk(offset ? await pages.at(offset) : first, offset, take);
 			if (walked !== 'whole' || offset === 0 || enough()) break;
