@@ -82,15 +82,73 @@ export function actionWorkflow(formId: string, largeId: string): IDataObject {
 		),
 	];
 	const targets = nodes.slice(1).map((n) => ({ node: n.name, type: 'main', index: 0 }));
+	// A form's life, one step after the other: each step works on what the one before made.
+	const made = `={{ $('${MANAGE.create}').item.json.id }}`;
+	const chain = [
+		node(MANAGE.create, 900, { resource: 'form', operation: 'create', title: E2E_FORM_TITLE }),
+		node(MANAGE.update, 1050, {
+			resource: 'form',
+			operation: 'update',
+			formId: byId(made),
+			updateFields: {
+				title: `${E2E_FORM_TITLE} (renamed)`,
+				questions: '[{ "type": "SHORT_TEXT", "label": "Your name?", "required": true }]',
+			},
+		}),
+		node(MANAGE.publish, 1200, { resource: 'form', operation: 'publish', formId: byId(made) }),
+		node(MANAGE.unpublish, 1350, { resource: 'form', operation: 'unpublish', formId: byId(made) }),
+		node(MANAGE.createWebhook, 1500, {
+			resource: 'webhook',
+			operation: 'create',
+			formId: byId(made),
+			url: E2E_WEBHOOK_URL,
+			secret: E2E_RECEIVER_WORDS,
+		}),
+		node(MANAGE.webhooks, 1650, { resource: 'webhook', operation: 'getAll', formId: byId(made) }),
+		node(MANAGE.deleteWebhook, 1800, {
+			resource: 'webhook',
+			operation: 'delete',
+			formId: byId(made),
+			webhookId: `={{ $('${MANAGE.createWebhook}').item.json.id }}`,
+		}),
+		node(MANAGE.delete, 1950, { resource: 'form', operation: 'delete', formId: byId(made) }),
+	];
+	const connections: IDataObject = {
+		Start: { main: [[...targets, { node: MANAGE.account, type: 'main', index: 0 }]] },
+		[MANAGE.account]: { main: [[{ node: chain[0].name, type: 'main', index: 0 }]] },
+	};
+	for (const [i, step] of chain.slice(0, -1).entries())
+		connections[step.name] = { main: [[{ node: chain[i + 1].name, type: 'main', index: 0 }]] };
 	return {
 		id: 'fwtfE2eActions01',
 		name: 'Forms.wtf e2e: every operation',
 		active: false,
 		settings: { executionOrder: 'v1' },
-		nodes,
-		connections: { Start: { main: [targets] } },
+		nodes: [
+			...nodes,
+			node(MANAGE.account, 850, { resource: 'account', operation: 'get' }),
+			...chain,
+		],
+		connections,
 	};
 }
+
+/** The nodes of the action workflow that manage a form and its webhook. */
+const MANAGE = {
+	account: 'Account',
+	create: 'Create form',
+	update: 'Update form',
+	publish: 'Publish form',
+	unpublish: 'Unpublish form',
+	createWebhook: 'Create webhook',
+	webhooks: 'Webhooks of the form',
+	deleteWebhook: 'Delete webhook',
+	delete: 'Delete form',
+} as const;
+const E2E_FORM_TITLE = 'Made by the e2e workflow';
+/** Nothing is submitted to the form the webhook is made for: it never calls this address. */
+const E2E_WEBHOOK_URL = 'http://127.0.0.1:9/never-called';
+const E2E_RECEIVER_WORDS = 'words-the-receiver-checks-e2e';
 
 /**
  * Checks the run data of `actionWorkflow(form.id, large.id)`, each check named after `label`:
@@ -130,6 +188,7 @@ export async function checkActionRun(
 		merkle?.binary?.data !== undefined,
 		String(merkle?.json.fileName),
 	);
+	await checkManageRun(label, run, harness);
 	const missing = outputOf(run, 'Missing form')[0];
 	check(
 		`${label}: Continue On Fail error item`,
@@ -139,5 +198,54 @@ export async function checkActionRun(
 	check(
 		`${label}: the API key appears in no output`,
 		!JSON.stringify(run).includes(harness.keys.team),
+	);
+}
+
+/** A form made, changed, published and unpublished, given a webhook and deleted, all in n8n. */
+async function checkManageRun(
+	label: string,
+	run: RawRunData | undefined,
+	harness: RunningHarness,
+): Promise<void> {
+	const json = (node: string) => outputOf(run, node)[0]?.json ?? {};
+	const created = json(MANAGE.create);
+	check(
+		`${label}: Account → Get`,
+		json(MANAGE.account).plan === 'team',
+		String(json(MANAGE.account).plan),
+	);
+	check(
+		`${label}: Form → Create`,
+		created.title === E2E_FORM_TITLE && created.published === false,
+		String(created.id),
+	);
+	const updated = json(MANAGE.update);
+	check(
+		`${label}: Form → Update (title, questions)`,
+		updated.title === `${E2E_FORM_TITLE} (renamed)` &&
+			(updated.questions as IDataObject[] | undefined)?.[0]?.label === 'Your name?',
+	);
+	check(
+		`${label}: Form → Publish, then Unpublish`,
+		json(MANAGE.publish).published === true && json(MANAGE.unpublish).published === false,
+	);
+	const webhook = json(MANAGE.createWebhook);
+	const listed = outputOf(run, MANAGE.webhooks).map((item) => item.json.id);
+	check(
+		`${label}: Webhook → Create, Get Many, Delete`,
+		webhook.url === E2E_WEBHOOK_URL &&
+			listed.length === 1 &&
+			listed[0] === webhook.id &&
+			json(MANAGE.deleteWebhook).deleted === true,
+		`${listed.length} listed`,
+	);
+	const forms = await harness.control.listForms();
+	check(
+		`${label}: Form → Delete (Forms.wtf no longer has it)`,
+		json(MANAGE.delete).deleted === true && !forms.some((form) => form.id === created.id),
+	);
+	check(
+		`${label}: no webhook secret in any output`,
+		!JSON.stringify(outputOf(run, MANAGE.webhooks)).includes(E2E_RECEIVER_WORDS),
 	);
 }
