@@ -8,12 +8,12 @@
  *
  * The workflow is the example examples/ai-agent-form-responses.json (an AI Agent with an OpenAI
  * Chat Model and three Forms.wtf tools), started by a Manual Trigger with a fixed prompt instead
- * of its Chat Trigger, with one tool more (Export responses, described automatically). Its
- * OpenAI credential's Base URL points at a stand-in of OpenAI's chat completions API
- * (openAiStandIn.ts) that answers with scripted tool calls and records what it was sent. One
- * `n8n execute` runs the conversation; the checks read what the model was told: each tool's
- * name, description and parameters, each tool call's result, the errors of bad calls, and that
- * the Forms.wtf API key is in none of it.
+ * of its Chat Trigger, with two tools more (Export responses, described automatically, and Create
+ * form, whose title the model chooses). Its OpenAI credential's Base URL points at a stand-in
+ * of OpenAI's chat completions API (openAiStandIn.ts) that answers with scripted tool calls and
+ * records what it was sent. One `n8n execute` runs the conversation; the checks read what the
+ * model was told: each tool's name, description and parameters, each tool call's result, the
+ * errors of bad calls, and that the Forms.wtf API key is in none of it.
  *
  * Nothing is set for the package to be a tool: community nodes with `usableAsTool` are tools in
  * every n8n from 1.85 on (N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE, added shortly before in
@@ -40,6 +40,7 @@ const CRED_OPENAI = { id: 'fwtfE2eOpenAi001', name: 'OpenAI (stand-in)' };
 const PROMPT =
 	'How many people answered the feedback survey since the start of the year, and what did they say?';
 const FINAL = 'Scripted final answer: the stand-in read every tool result.';
+const AGENT_FORM_TITLE = 'Team lunch poll';
 /** The tool results the conversation must fit in; a tool answer is kept under about 50,000 characters. */
 const TOOL_ANSWER_MAX = 51_000;
 
@@ -103,12 +104,24 @@ function agentWorkflow(exportFormId: string): {
 		},
 		credentials: { formsWtfApi: CRED_TEAM },
 	});
+	nodes.push({
+		id: 'e2e-create-form-tool',
+		name: 'Create form',
+		type: `${PACKAGE}.formsWtfTool`,
+		typeVersion: 1,
+		position: [900, 240],
+		parameters: {
+			resource: 'form',
+			operation: 'create',
+			title: "={{ $fromAI('Title', 'The new form’s title', 'string') }}",
+		},
+		credentials: { formsWtfApi: CRED_TEAM },
+	});
 	const connections = { ...example.connections } as Record<string, unknown>;
 	connections.Start = connections[chatTrigger.name];
 	delete connections[chatTrigger.name];
-	connections['Export responses'] = {
-		ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]],
-	};
+	for (const tool of ['Export responses', 'Create form'])
+		connections[tool] = { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] };
 	return { workflow: { ...example, id: WORKFLOW_ID, active: false, nodes, connections }, example };
 }
 
@@ -198,6 +211,7 @@ export async function agentSuite({ tarball, harness }: E2eContext): Promise<void
 			],
 		},
 		{ toolCalls: [{ name: 'Export_responses', arguments: {} }] },
+		{ toolCalls: [{ name: 'Create_form', arguments: { Title: AGENT_FORM_TITLE } }] },
 		{ content: FINAL },
 	];
 	const standIn = new OpenAiStandIn((_request, index) => {
@@ -229,6 +243,7 @@ export async function agentSuite({ tarball, harness }: E2eContext): Promise<void
 		);
 		const run = await instance.execute(WORKFLOW_ID);
 		const apiRequests = await harness.control.requestLog();
+		const formsAfter = await harness.control.listForms();
 		checkConversation({
 			run,
 			standIn,
@@ -239,6 +254,7 @@ export async function agentSuite({ tarball, harness }: E2eContext): Promise<void
 			since,
 			feedbackResponses,
 			apiRequests,
+			madeForm: formsAfter.find((made) => made.title === AGENT_FORM_TITLE),
 		});
 	} catch (error) {
 		check(`${LABEL}: end-to-end run`, false, (error as Error).stack ?? String(error));
@@ -259,6 +275,8 @@ interface Conversation {
 	since: string;
 	feedbackResponses: Array<{ id: string; submittedAt: string }>;
 	apiRequests: RequestLogEntry[];
+	/** The form the model made, as Forms.wtf then holds it. */
+	madeForm?: { id: string };
 }
 
 function checkConversation(c: Conversation): void {
@@ -285,7 +303,13 @@ function checkConversation(c: Conversation): void {
 	check(
 		`${LABEL}: the model receives one tool per Forms.wtf node, named after the node`,
 		JSON.stringify(tools.map((tool) => tool.function.name).sort()) ===
-			JSON.stringify(['Export_responses', 'Get_form', 'Get_responses', 'List_forms']),
+			JSON.stringify([
+				'Create_form',
+				'Export_responses',
+				'Get_form',
+				'Get_responses',
+				'List_forms',
+			]),
 		tools.map((tool) => tool.function.name).join(', '),
 	);
 	check(
@@ -409,9 +433,18 @@ function checkConversation(c: Conversation): void {
 			exported.formId === c.feedback.id,
 		JSON.stringify(exported),
 	);
+	const created = (parsed(result(8)) as IDataObject[] | undefined)?.[0];
+	check(
+		`${LABEL}: Create form as a tool: the form gets the title the model chose, and Forms.wtf has it`,
+		created?.title === AGENT_FORM_TITLE &&
+			c.madeForm !== undefined &&
+			created.id === c.madeForm.id &&
+			describeParameters(schemaOf(first, 'Create_form')) === 'Title: string',
+		JSON.stringify(created),
+	);
 	check(
 		`${LABEL}: the failed calls did not fail the execution; the model went on to its final answer`,
-		chats.length === 8 && run.ok,
+		chats.length === 9 && run.ok,
 		`${chats.length} requests`,
 	);
 
