@@ -411,21 +411,20 @@ function selectionAt(trace: Trace, poll: number): string[] {
 /**
  * What the activation poll tells about existing and new responses: the second of its moment
  * and what each form's read saw. The moment is the service's Date at the activation poll: the
- * second of its first answer; a trigger that takes the Date of its first good answer lies a few
- * seconds later (a 429 waited out first), so responses of the seconds between may count either
- * way. Without a Date header the moment is the host's clock during the poll.
+ * second of its first answer, whatever its status (a 429 waited out after it does not move it).
+ * Without a Date header the moment is the host's clock during the poll.
  */
-function activationFacts(activation: PollRecord, dateAbsent = false) {
+function activationFacts(activation: PollRecord, dateAbsent = false, choosing = false) {
 	const second = (ms: number) => Math.floor(ms / 1000) * 1000;
 	const answers = activation.requests.filter((r) => typeof r.status === 'number');
-	const firstGood = answers.find((r) => r.status === 200 && !r.faulted) ?? answers[0];
 	const [momentMs, lastMomentMs] =
 		dateAbsent || !answers.length
 			? [second(activation.startMs), second(activation.endMs)]
-			: [second(answers[0].atMs), second(firstGood.atMs)];
+			: [second(answers[0].atMs), second(answers[0].atMs)];
 	/**
 	 * Per form: when its read first saw each response and every sight (the read: its pages with
-	 * `since` up to the first that says no more follow), and what any request of it served.
+	 * `since` up to the first that says no more follow; with the newest N, the read that chooses
+	 * them, its pages without `since`), and what any request of it served.
 	 */
 	const reads = new Map<
 		string,
@@ -447,12 +446,14 @@ function activationFacts(activation: PollRecord, dateAbsent = false) {
 		for (const id of request.ids ?? []) {
 			read.served.set(id, [...(read.served.get(id) ?? []), request.atMs]);
 			// A page without `since` may be a probe of the clock, not a read of the form; a page
-			// after the read came to its end reads the form again (the newest N, to emit them).
-			if (request.since === undefined || read.done) continue;
+			// after the read came to its end reads the form again. With the newest N, the pages
+			// with `since` read the form again to emit the chosen ones.
+			const ofTheRead = choosing ? request.since === undefined : request.since !== undefined;
+			if (!ofTheRead || read.done) continue;
 			if (!read.seen.has(id)) read.seen.set(id, request.atMs);
 			read.sights.set(id, [...(read.sights.get(id) ?? []), request.atMs]);
 		}
-		if (request.since !== undefined && request.hasMore === false) read.done = true;
+		if (!choosing && request.since !== undefined && request.hasMore === false) read.done = true;
 		reads.set(request.formId, read);
 	}
 	return { momentMs, lastMomentMs, reads };
@@ -465,7 +466,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const { settings } = trace.schedule;
 	const sinceMs = emitSinceMs(settings);
 	const newestCount = sinceMs === undefined ? settings.newestCount : undefined;
-	const { momentMs, lastMomentMs, reads } = activationFacts(activation, settings.dateAbsent);
+	const { momentMs, lastMomentMs, reads } = activationFacts(
+		activation,
+		settings.dateAbsent,
+		newestCount !== undefined,
+	);
 	const byId = new Map<string, SimResponse>(trace.server.responses.map((r) => [r.id, r]));
 	const watchedEver = new Set(trace.watchedFormIds);
 	const finalPoll = trace.polls.length;
@@ -488,12 +493,16 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		);
 	/**
 	 * Existing: submitted before the activation second (and shown then: one that shows up late
-	 * may count either way), or in that second and seen by the activation's read of its form.
-	 * New: submitted after that second, whenever the activation read its form.
+	 * may count either way), or in that second and seen by the activation's read of its form
+	 * (not with the newest N). New: submitted after that second, whenever the activation read
+	 * its form.
 	 */
 	const standing = (response: SimResponse, version: ResponseVersion): Standing => {
 		if (version.atMs < momentMs)
 			return shownAt(response, activation.startMs) === version ? 'existing' : 'either';
+		// With the newest N, the activation's second is new: they are chosen among the responses
+		// submitted before it.
+		if (newestCount !== undefined) return version.atMs >= lastMomentMs ? 'new' : 'either';
 		if (version.atMs >= lastMomentMs + 1000) return 'new';
 		if (momentMs !== lastMomentMs) return 'either';
 		if (servedVersion(response, version, 'sights')) return 'existing';

@@ -281,6 +281,28 @@ describe('Forms.wtf Trigger, On Activation, Emit', () => {
 		expect(ids(emitted).sort()).toEqual(ids(newest3).sort());
 	});
 
+	it('more than 2,000 newest responses is refused with what to do; version 1 reads 2,000 of what it asks', async () => {
+		const bugs = await harness.control.form('bugs');
+		const parameters = {
+			watch: 'form',
+			formId: formById(bugs.id),
+			onActivation: 'newest',
+			existingCount: 2001,
+			options: {},
+		};
+		const refused = await new TriggerSession(harness, parameters, undefined, V2).poll();
+		expect(refused.error?.message).toBe(
+			'"Number of Existing Responses" must be a whole number from 1 to 2000',
+		);
+		expect((refused.error as { description?: string }).description).toContain(
+			'Every Response Since a Date',
+		);
+		const v1 = { watch: 'form', formId: formById(bugs.id), options: { backfill: 5000 } };
+		const asked = await new TriggerSession(harness, v1).poll();
+		expect(asked.error).toBeUndefined();
+		expect(asked.items.length).toBe(Math.min(2000, (await readAll(bugs.id)).length));
+	});
+
 	it('since a date with Selected Forms: each selected form from that date, none of the others', async () => {
 		const [bugs, research, waitlist] = await Promise.all(
 			['bugs', 'research', 'waitlist'].map((f) => harness.control.form(f)),

@@ -110,10 +110,11 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Number of Existing Responses',
 		name: 'existingCount',
 		type: 'number',
-		typeOptions: { minValue: 1 },
+		typeOptions: { minValue: 1, maxValue: 2000 },
 		default: 10,
 		displayOptions: { show: { ...V2, onActivation: ['newest'] } },
-		description: 'How many of the newest responses that exist at activation to emit, oldest first',
+		description:
+			'How many of the newest responses that exist at activation to emit, oldest first: up to 2,000 (for more, choose Every Response Since a Date)',
 	},
 	{
 		displayName: 'Submitted Since',
@@ -150,7 +151,7 @@ export const triggerProperties: INodeProperties[] = [
 				default: 0,
 				hint: 'A number: 0 emits only responses that arrive after activation',
 				description:
-					'On the first poll after activation, also emit this many of the newest responses that already existed (oldest first). 0 emits only responses that arrive later.',
+					'On the first poll after activation, also emit this many of the newest responses that already existed (oldest first), up to 2,000. 0 emits only responses that arrive later.',
 			},
 			lookBackOption,
 			{

@@ -1,5 +1,6 @@
 /**
- * On Activation, Emit the newest N existing responses. Each form's newest are read where they
+ * On Activation, Emit the newest N existing responses: those submitted before the activation's
+ * second (what comes in that second or later is new). Each form's newest are read where they
  * are — the first page of a newest-first list, the last pages of an oldest-first one — and the
  * N newest of them all give one floor: the oldest chosen. Every form's cursor then starts at that
  * floor, and the normal reading emits the chosen ones with the new ones.
@@ -15,14 +16,14 @@ import { cursorFrom } from './state';
  * newest first; undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages
  * kept moving.
  * They are read where they are, until the read holds an existing response older than the
- * `count`-th newest (and than `momentMs`): all of that one's millisecond is then read too.
+ * `count`-th newest and than `backToMs`: all of that one's millisecond is then read too.
  */
 export async function readNewest(
 	budget: PollBudget,
 	formId: string,
 	count: number,
 	beforeMs: number,
-	momentMs = beforeMs,
+	backToMs = beforeMs,
 ): Promise<Version[] | undefined> {
 	const pages = new FormPages(budget, formId);
 	const existing = new Map<string, Version>();
@@ -34,12 +35,11 @@ export async function readNewest(
 		}
 	};
 	const newest = () => [...existing.values()].sort((a, b) => compareVersions(b, a));
-	// Read on past the count-th newest's millisecond, and past the activation's second when that
-	// one is in it: what the read saw of that second and did not choose stays existing.
+	// Read on past the count-th newest's millisecond, and back to `backToMs`.
 	const enough = () => {
 		const sorted = newest();
 		if (sorted.length <= count) return false;
-		return sorted[sorted.length - 1].atMs < Math.min(sorted[count - 1].atMs, momentMs);
+		return sorted[sorted.length - 1].atMs < Math.min(sorted[count - 1].atMs, backToMs);
 	};
 	const first = await pages.at(0);
 	const order = orderOf(first.responses) || (await pages.orderByLast(first));
@@ -88,24 +88,20 @@ export function leaveChoice(choice: NewestChoice, formId: string): void {
 
 /**
  * Once every form is read: each form of the choice starts at the floor, the oldest chosen (or
- * at its beginning when fewer exist), and the choice is over.
+ * at its beginning when fewer exist), and the choice is over. What the choosing read saw of the
+ * look-back window and did not choose stays in `seen`, so that an update of one is known as such.
  */
 export function settleChoice(state: TriggerState, lookBackMs: number): void {
 	const { choice, activatedAtMs } = state;
 	if (!choice || choice.pending.length) return;
 	const oldest = choice.chosen.length >= choice.count ? choice.chosen.at(-1) : undefined;
-	let floor = oldest ? { atMs: oldest[2], id: oldest[1] } : { atMs: 0, id: '' };
-	// A floor in the activation's second: what the choosing read saw of that second and did not
-	// choose is existing (held in `seen`), and what it did not see is new.
-	if (floor.atMs >= activatedAtMs) floor = { atMs: activatedAtMs, id: '' };
+	const floor = oldest ? { atMs: oldest[2], id: oldest[1] } : { atMs: 0, id: '' };
 	const chosen = new Set(choice.chosen.map(([formId, id]) => `${formId}/${id}`));
 	for (const formId of choice.done) {
 		const seen = Object.entries(state.forms[formId]?.seen ?? {});
-		const existing = seen.filter(
-			([id, atMs]) => atMs >= activatedAtMs && !chosen.has(`${formId}/${id}`),
-		);
+		const notChosen = seen.filter(([id]) => !chosen.has(`${formId}/${id}`));
 		const cursor = cursorFrom(floor.atMs, activatedAtMs, lookBackMs);
-		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(existing) };
+		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(notChosen) };
 	}
 	delete state.choice;
 }

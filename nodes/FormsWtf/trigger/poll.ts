@@ -212,34 +212,30 @@ class Poll {
 			cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
-		// A read the poll's budget cut after some pages is neither: the next poll goes on.
-		const failure = read.failure ?? this.budget.stoppedBy;
-		if (read.moved) this.next.forms[form.id] = progressed(cursor);
-		else
-			this.next.forms[form.id] =
-				failure === undefined ? cursor : this.noProgress(form, cursor, failure);
+		// A read the poll cut before it proved anything made no progress either: a form whose
+		// window, or one millisecond of it, holds more than a poll reads is named.
+		const failure = read.failure ?? this.budget.cutBy();
+		this.next.forms[form.id] = read.moved
+			? progressed(cursor)
+			: this.noProgress(form, cursor, failure);
 	}
 
 	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */
 	private async choose(form: WatchedForm): Promise<void> {
 		const choice = this.next.choice as NewestChoice;
 		const cursor = this.cursorOf(form.id);
-		// Existing: submitted before the activation's second, or in it and seen by the activation poll.
-		const beforeMs = this.next.activatedAtMs + (this.activating ? 1000 : 0);
-		let failure: unknown;
 		const { activatedAtMs } = this.next;
-		const reading = readNewest(this.budget, form.id, choice.count, beforeMs, activatedAtMs);
+		// Back to the look-back window's start: an update of one of those is known as one.
+		const windowFromMs = activatedAtMs - this.settings.lookBackMs;
+		let failure: unknown;
+		const reading = readNewest(this.budget, form.id, choice.count, activatedAtMs, windowFromMs);
 		const chosen = await reading.catch((error: unknown) => void (failure = error ?? NOT_WHOLE));
 		this.countFailure(failure);
 		if (chosen) {
 			addChosen(choice, form.id, chosen);
-			// What it saw of the activation's second is existing, kept until the choice ends.
-			const seen = chosen.filter((version) => version.atMs >= this.next.activatedAtMs);
-			const inTheSecond = Object.fromEntries(seen.map(({ id, atMs }) => [id, atMs]));
-			this.next.forms[form.id] = {
-				...progressed(cursor),
-				seen: { ...cursor.seen, ...inTheSecond },
-			};
+			const inWindow = chosen.filter((version) => version.atMs >= windowFromMs);
+			const seen = Object.fromEntries(inWindow.map(({ id, atMs }) => [id, atMs]));
+			this.next.forms[form.id] = { ...progressed(cursor), seen: { ...cursor.seen, ...seen } };
 			return;
 		}
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
@@ -282,13 +278,14 @@ class Poll {
 
 	/** The service's clock, a whole second (its Date header; the n8n host's when it sends none). */
 	private async clock(): Promise<number> {
-		this.nowMs ??= this.listing.serviceNowMs;
-		// One Form has no list of forms to date the moment: one small read of its form does.
-		if (this.nowMs === undefined && this.settings.watch === 'form')
-			this.nowMs = (
-				await this.budget.page(this.listing.forms[0].id, 0, undefined, 1)
-			).serviceTimeMs;
-		this.nowMs ??= this.listing.askedAtMs;
+		const { client } = this.budget;
+		if (this.nowMs === undefined) {
+			// One Form has no list of forms to date the moment: one small read of its form does.
+			if (client.firstAnswerAtMs === undefined && this.settings.watch === 'form')
+				await this.budget.page(this.listing.forms[0].id, 0, undefined, 1);
+			// The poll's first answer, though it was a 429 waited out.
+			this.nowMs = client.firstAnswerAtMs ?? this.listing.askedAtMs;
+		}
 		return Math.floor(this.nowMs / 1000) * 1000;
 	}
 

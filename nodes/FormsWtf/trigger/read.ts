@@ -35,6 +35,11 @@ export const NOT_WHOLE = new Error(
 	'its responses could not be read whole: they kept changing between pages, or the service did not list them in order',
 );
 
+/** Why a read the poll cut proved nothing. */
+export const NOT_IN_ONE_POLL = new Error(
+	'more of its responses than one poll reads (40 pages) lie in its look-back window, or share one moment',
+);
+
 /** One response in the version read, with its time (an undated one: the read's clock). */
 export interface Version {
 	id: string;
@@ -65,6 +70,13 @@ export class PollBudget implements PageSource {
 			this.items < MAX_ITEMS_PER_POLL &&
 			Date.now() <= this.deadline
 		);
+	}
+
+	/** Why the poll cut a read: its pages or items (undefined: its time). */
+	cutBy(): unknown {
+		if (this.stoppedBy !== undefined) return this.stoppedBy;
+		const spent = this.pages >= MAX_PAGES_PER_POLL || this.items >= MAX_ITEMS_PER_POLL;
+		return spent ? NOT_IN_ONE_POLL : undefined;
 	}
 
 	async page(formId: string, offset: number, since?: string, limit = MAX_PAGE_SIZE) {

@@ -13,6 +13,9 @@ import { isSinglePathSegment } from '../shared/transport';
 
 type Watch = 'form' | 'selectedForms' | 'allForms';
 
+/** The most newest existing responses: one poll reads them (40 pages of 100 hold them). */
+export const MAX_NEWEST = 2000;
+
 /** What the first poll after activation emits besides the responses that arrive later. */
 type OnActivation =
 	| { emit: 'newOnly' }
@@ -72,7 +75,9 @@ export function readSettings(context: IPollFunctions): TriggerSettings {
 				'"Existing Responses to Emit" must be a whole number, 0 or more',
 			);
 		}
-		onActivation = backfill > 0 ? { emit: 'newest', count: backfill } : { emit: 'newOnly' };
+		// Version 1 took any number: more than one poll reads is read as many as it does.
+		const count = Math.min(backfill, MAX_NEWEST);
+		onActivation = backfill > 0 ? { emit: 'newest', count } : { emit: 'newOnly' };
 	}
 	return {
 		watch,
@@ -90,10 +95,11 @@ function readOnActivation(context: IPollFunctions): OnActivation {
 	const choice = context.getNodeParameter('onActivation', 'newOnly');
 	if (choice === 'newest') {
 		const count = Number(context.getNodeParameter('existingCount', 10));
-		if (!Number.isInteger(count) || count < 1) {
+		if (!Number.isInteger(count) || count < 1 || count > MAX_NEWEST) {
 			throw new NodeOperationError(
 				node,
-				'"Number of Existing Responses" must be a whole number, 1 or more',
+				`"Number of Existing Responses" must be a whole number from 1 to ${MAX_NEWEST}`,
+				{ description: 'For more, choose "Every Response Since a Date" in "On Activation, Emit".' },
 			);
 		}
 		return { emit: 'newest', count };

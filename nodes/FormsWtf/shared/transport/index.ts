@@ -124,6 +124,12 @@ export class FormsWtfClient {
 
 	readonly policy: RetryPolicy;
 
+	/**
+	 * The service's clock (its Date header) at the first answer this client got, whatever its
+	 * status: a 429 waited out after it does not move when it was asked.
+	 */
+	firstAnswerAtMs?: number;
+
 	constructor(
 		readonly context: FormsWtfContext,
 		settings: TransportSettings = {},
@@ -665,6 +671,7 @@ async function sendAttempt<B>(
 					)
 				: await context.helpers.httpRequest(attempt)
 		) as IN8nHttpFullResponse;
+		client.firstAnswerAtMs ??= serviceTimeMs(response.headers);
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			// A connection dropped while the body streams in fails here, and is retried like
 			// one dropped before the answer.
