@@ -245,3 +245,28 @@ describe('a version 3 state taken over while the newest N are chosen', () => {
 		expect(driver.emitted.map((e) => e.id).sort()).toEqual([second, third]);
 	});
 });
+
+describe('All Forms: a read the poll cut before it proved anything keeps its turn', () => {
+	it('the form whose window the activation poll could not finish is read first on the next poll', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 3,
+			version: 2,
+			pageCap: 100,
+			startOffsetMs: 0,
+		});
+		// form0's look-back window holds 250 responses: more than the two pages a tiny budget reads.
+		server.seed(0, 250, 5 * MINUTE, 1_000);
+		server.seed(1, 3, MINUTE, 1_000);
+		server.seed(2, 3, MINUTE, 1_000);
+		const activation = await driver.poll({ budgetMs: 1 });
+		const readOf = (poll: typeof activation) =>
+			poll.requests.filter((r) => r.path.endsWith('/responses')).map((r) => r.formId);
+		expect(readOf(activation)).toEqual(['form0', 'form0']);
+		server.apply({ kind: 'submit', form: 1, count: 1 });
+		server.apply({ kind: 'submit', form: 2, count: 1 });
+		const next = await driver.poll({ budgetMs: 1 });
+		expect(readOf(next)[0]).toBe('form0');
+		await drain(driver);
+	});
+});

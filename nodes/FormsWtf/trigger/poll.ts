@@ -209,7 +209,8 @@ class Poll {
 		// earlier timestamp (visible late) was not there to count as existing.
 		if (learnFromMs !== undefined && read.whole) delete cursor.floor;
 		if (watch !== 'form') {
-			cursor.readAtRev = this.next.rev;
+			// A read the poll cut before it proved anything keeps its turn: first on the next poll.
+			if (read.moved || read.failure !== undefined) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		// A read the poll cut before it proved anything made no progress either: a form whose
