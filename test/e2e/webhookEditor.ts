@@ -4,8 +4,9 @@
 /**
  * The Webhook Trigger in n8n's editor (called from the editor suite's walk, editor.ts): added
  * from the node creator (version 2: Registration Automatic, with the API credential), switched to
- * Registration Manual in its panel, its secret saved in its own credential, the test URL in its panel, and
- * "Listen for test event" receiving a response the local API sends to the test URL, signed.
+ * Registration Manual in its panel, its secret saved in its own credential, the test URL in its
+ * panel, and "Listen for test event" receiving a response the local API sends to the test URL,
+ * signed.
  */
 import type { Page } from 'playwright-core';
 
@@ -45,7 +46,10 @@ async function checkRegistration(
 		label(
 			'webhook trigger: the panel shows Registration, Automatic for a new node, with the forms to watch and the API credential',
 		),
-		automatic.registration === 'Automatic' && automatic.forms && automatic.credentials.count === 1,
+		automatic.registration === 'Automatic' &&
+			automatic.forms &&
+			automatic.credentials.count === 1 &&
+			/for Forms\.wtf API\b/.test(automatic.credentials.text),
 		JSON.stringify(automatic),
 	);
 	await registration.click();
@@ -145,7 +149,9 @@ export async function listenForWebhookTestEvent(
 	const slots = await credentialSlots(page);
 	check(
 		label('webhook trigger: with Manual the node has one credential, the secret’s, and no API key'),
-		slots.count === 1 && /Webhook/.test(slots.text) && !/Forms\.wtf API account/.test(slots.text),
+		slots.count === 1 &&
+			/for Forms\.wtf Webhook API/.test(slots.text) &&
+			!/for Forms\.wtf API\b/.test(slots.text),
 		JSON.stringify(slots),
 	);
 
