@@ -10,11 +10,12 @@
  * The suite runs as `npm run test:editor` runs it (the packed package, the local Forms.wtf API,
  * headless Chromium) and calls back after each of its screenshots; for the screens listed in
  * SHOTS this crops the part a reader needs (the node's panel, the credential dialog) into
- * docs/images/<file>.png. A picture over MAX_BYTES is drawn again smaller, down to MIN_SCALE
- * and no further, so the text in it stays readable. Fails (exit 1) when a check of the suite
- * failed or a picture is missing or too large, and names it.
+ * .tmp/docs-images/<file>.png. A picture over MAX_BYTES is drawn again smaller, down to
+ * MIN_SCALE and no further, so the text in it stays readable. Only when every check of the
+ * suite passed and every picture was taken are they copied over docs/images/; otherwise
+ * docs/images/ is left as it was, and the run fails (exit 1) naming what went wrong.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'fs';
 import { join, relative, resolve } from 'path';
 import type { Locator, Page } from 'playwright-core';
 
@@ -26,6 +27,8 @@ import { ensureDebianPackages } from '../test/e2e/services';
 
 const ROOT = resolve(__dirname, '..');
 const IMAGES = join(ROOT, 'docs', 'images');
+/** Where a run draws its pictures; docs/images/ gets them only from a run that took them all. */
+const STAGING = join(ROOT, '.tmp', 'docs-images');
 const MAX_BYTES = 200 * 1024;
 const MIN_SCALE = 0.7;
 const PAD = 8;
@@ -48,9 +51,9 @@ const openLists = (page: Page) => [page.locator('.el-popper:visible, [role="list
 
 /** The editor suite's screen names (Screenshots.take) → the pictures made of them. */
 const SHOTS: Record<string, Shot> = {
-	'node-creator-actions': {
-		file: 'node-creator.png',
-		what: 'the node creator: the trigger and the actions of Forms.wtf',
+	'node-creator-search': {
+		file: 'node-creator-search.png',
+		what: 'the node creator: "forms" finds the Forms.wtf node and the Forms.wtf Webhook Trigger',
 		crop: (page) => [byId(page, 'node-creator')],
 	},
 	'credential-revoked-key': {
@@ -62,6 +65,8 @@ const SHOTS: Record<string, Shot> = {
 		file: 'credential.png',
 		what: 'the credential dialog with a key that works',
 		crop: (page) => [byId(page, 'editCredential-modal')],
+		// The Retry button of the message before is still fading out.
+		before: async (page) => await page.waitForTimeout(700),
 	},
 	'form-picker-list': {
 		file: 'form-picker.png',
@@ -84,6 +89,11 @@ const SHOTS: Record<string, Shot> = {
 		after: async (page) => {
 			await byId(page, 'output-panel').locator('[data-test-id="radio-button-table"]').click();
 		},
+	},
+	'webhook-trigger-automatic': {
+		file: 'webhook-trigger-registration.png',
+		what: "the Webhook Trigger's panel: Registration Automatic, the forms to watch, the API credential",
+		crop: panel,
 	},
 	'webhook-trigger-test-event': {
 		file: 'webhook-trigger.png',
@@ -145,7 +155,7 @@ async function redraw(page: Page, png: Buffer, scale: number, path: string): Pro
 async function take(name: string, page: Page): Promise<void> {
 	const shot = SHOTS[name];
 	if (!shot) return;
-	const path = join(IMAGES, shot.file);
+	const path = join(STAGING, shot.file);
 	try {
 		await shot.before?.(page);
 		const clip = await box(page, shot.crop(page));
@@ -178,8 +188,8 @@ async function main(): Promise<void> {
 		[{ name: 'fonts-noto-color-emoji', present: () => existsSync(EMOJI_FONT) }],
 		log,
 	);
-	mkdirSync(IMAGES, { recursive: true });
-	for (const shot of Object.values(SHOTS)) rmSync(join(IMAGES, shot.file), { force: true });
+	rmSync(STAGING, { recursive: true, force: true });
+	mkdirSync(STAGING, { recursive: true });
 	log('building and packing the package');
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false });
@@ -190,7 +200,7 @@ async function main(): Promise<void> {
 		rmSync(join(tarball, '..'), { recursive: true, force: true });
 	}
 	for (const shot of Object.values(SHOTS)) {
-		const path = join(IMAGES, shot.file);
+		const path = join(STAGING, shot.file);
 		const bytes = existsSync(path) ? readFileSync(path).length : 0;
 		check(
 			`docs/images/${shot.file}: ${shot.what}`,
@@ -198,7 +208,17 @@ async function main(): Promise<void> {
 			bytes === 0 ? 'not taken' : `${Math.round(bytes / 1024)} KB`,
 		);
 	}
-	process.exit(report() ? 0 : 1);
+	const passed = report();
+	if (passed) {
+		mkdirSync(IMAGES, { recursive: true });
+		for (const shot of Object.values(SHOTS))
+			copyFileSync(join(STAGING, shot.file), join(IMAGES, shot.file));
+		log(`${Object.keys(SHOTS).length} pictures copied to ${relative(ROOT, IMAGES)}/`);
+	} else
+		log(
+			`${relative(ROOT, IMAGES)}/ left as it was; what this run drew is in ${relative(ROOT, STAGING)}/`,
+		);
+	process.exit(passed ? 0 : 1);
 }
 
 main().catch((error: unknown) => {

@@ -29,6 +29,11 @@ export class FormsWtfWebhookTrigger implements INodeType {
 		defaults: { name: 'Forms.wtf Webhook Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
+		// Each credential hangs on one value of one parameter, and each of those parameters has a
+		// value that needs no credential (Registration: Manual, Signature Verification: None). n8n's
+		// editor moves a parameter out of the node's panel, into the credential dialog, when every
+		// value of it picks a credential; so both stay in the panel. The signing secret hangs on
+		// Signature Verification alone, which is shown only with Registration Manual.
 		credentials: [
 			{
 				name: 'formsWtfApi',
@@ -39,7 +44,7 @@ export class FormsWtfWebhookTrigger implements INodeType {
 				name: 'formsWtfWebhookApi',
 				required: true,
 				testedBy: 'formsWtfWebhookSecret',
-				displayOptions: { show: { registration: ['manual'], authentication: ['signingSecret'] } },
+				displayOptions: { show: { authentication: ['signingSecret'] } },
 			},
 		],
 		webhooks: [

@@ -13,8 +13,9 @@
  * key, a plan below Team and a wrong Base URL first), pick a form, fetch test events from the
  * trigger, set its options, switch it to Selected Forms (two forms ticked in the list loaded from
  * the API, every response since a date) and check what n8n saved, then add the action node and
- * execute its operations. Every screen is saved as a PNG in .tmp/editor-screenshots/
- * (git-ignored), so a person can look at it after a run.
+ * execute its operations (Account → Get among them), and add the Webhook Trigger: Registration
+ * Automatic, then Manual with its secret, and "Listen for test event". Every screen is saved as a
+ * PNG in .tmp/editor-screenshots/ (git-ignored), so a person can look at it after a run.
  *
  * Selectors are n8n's own `data-test-id` attributes (those its Playwright suite uses), so layout
  * changes do not break the test. The browser is Debian's `chromium`, driven by playwright-core;
@@ -952,6 +953,35 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 			label('Form: Get Many asks for nothing more, Get asks for the form'),
 			getMany.operation === 'Get Many' && !getMany.picker,
 			JSON.stringify(getMany),
+		);
+	});
+
+	await part(shots, 'action node, Account → Get', async () => {
+		await ui.chooseOption('resource', 'Account');
+		await ui.parameter('operation').waitFor();
+		const panel = {
+			operation: await ui.inputValue('operation'),
+			picker: await ui.formPicker.isVisible(),
+		};
+		await ui.executeNode(ui.output.getByTestId('ndv-items-count'));
+		const json = ui.output.getByTestId('radio-button-json');
+		if (await json.isVisible()) await json.click();
+		// The JSON view renders a moment after the click.
+		await waitUntil(
+			async () => (await ui.output.innerText()).includes('usage'),
+			10_000,
+			'the account in the JSON view',
+		).catch(() => undefined);
+		const shown = await ui.output.innerText();
+		await shots.take('account-get-executed');
+		check(
+			label(
+				'Account → Get: asks for no form; Execute step shows the plan, its limits and the usage',
+			),
+			panel.operation === 'Get' &&
+				!panel.picker &&
+				['plan', 'limits', 'usage'].every((key) => shown.includes(key)),
+			`${JSON.stringify(panel)}; ${shown.replace(/\s+/g, ' ').slice(0, 200)}`,
 		);
 	});
 

@@ -17,7 +17,11 @@
  *   stand-in byte for byte;
  * - the Slack and sheet examples' triggers (polled on the main) deliver each response exactly
  *   once while responses arrive, across a worker killed with SIGKILL while it delivers one,
- *   and across a restart of the main with responses submitted while it is down.
+ *   and across a restart of the main with responses submitted while it is down;
+ * - the Webhook Trigger with Registration Automatic: once the main has activated it, exactly one
+ *   webhook at the main's Production URL in the local API, a submission runs the workflow once on
+ *   a worker; after the main's restart still that one webhook and one run per submission;
+ *   deactivated, no webhook left.
  * Every execution of these workflows must be enqueued by the main and started by one worker.
  *
  * The suite runs its own local API, with a form large enough for a several-MB export, so the
@@ -43,6 +47,15 @@ import {
 import type { RunningPostgres, RunningService } from './services';
 import { Sink } from './sink';
 import { deliveredResponseIds, exampleWithStandIns, withWebhookStart } from './standIns';
+import {
+	AUTO_HOOK_ID,
+	AUTO_WORKFLOW_ID,
+	automaticWorkflow,
+	ownerRest,
+	productionUrl,
+	setActive,
+	webhooksAt,
+} from './webhook';
 import {
 	actionWorkflow,
 	checkActionRun,
@@ -121,6 +134,7 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		const allowlist = await harness.control.form('allowlist');
 		const large = await harness.control.form('large');
 		const feedback = await harness.control.form('feedback');
+		const waitlist = await harness.control.form('waitlist');
 		const standIn = { formId: feedback.id, credential: CRED_TEAM, sinkUrl };
 		await main.importJson('credentials', localCredentials(harness));
 		await main.importJson('workflow', [
@@ -135,8 +149,10 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 			),
 			exampleWithStandIns('new-response-to-slack.json', { ...standIn, id: WORKFLOWS.slack.id }),
 			exampleWithStandIns('responses-to-google-sheet.json', { ...standIn, id: WORKFLOWS.sheet.id }),
+			automaticWorkflow(waitlist.id, sinkUrl),
 		]);
-		for (const { id } of Object.values(WORKFLOWS)) await main.activate(id);
+		for (const id of [...Object.values(WORKFLOWS).map((workflow) => workflow.id), AUTO_WORKFLOW_ID])
+			await main.activate(id);
 		log(`set up in ${seconds(began)}; starting the main and two workers`);
 
 		const mainPort = await freePort();
@@ -148,6 +164,15 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		log(`all three ready after ${seconds(began)}`);
 
 		const db = new ExecutionsTable(postgres);
+		const automatic = new AutomaticProof({
+			harness,
+			sink,
+			db,
+			workers,
+			mainPort,
+			formId: waitlist.id,
+		});
+		await automatic.oneWebhookAndOneRun('once the main has activated it');
 
 		// Every operation of the action node, started by a webhook call on the main.
 		const actions = await db.runByWebhook(mainPort, WORKFLOWS.actions);
@@ -239,6 +264,7 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 		log('the main stopped; 2 responses submitted while it is down; starting it again');
 		await start(mainProcess, mainPort);
 		await delivered('the main is back');
+		await automatic.oneWebhookAndOneRun('after the main’s restart');
 		await submit(1);
 		await delivered('1 more submitted after the restart');
 
@@ -272,6 +298,7 @@ export async function queueMode({ tarball }: E2eContext): Promise<void> {
 			triggered.length > 0 && astray.length === 0,
 			`${triggered.length} executions (${triggered.map((execution) => `${execution.id} ${execution.status}`).join(', ')})${astray.length ? `; not: ${astray.map((execution) => execution.id).join(', ')}` : ''}`,
 		);
+		await automatic.deactivated();
 		log(`queue mode suite took ${seconds(began)}`);
 	} catch (error) {
 		check(`${LABEL}: end-to-end run`, false, (error as Error).stack ?? String(error));
@@ -310,6 +337,77 @@ async function start(proc: N8nProcess, port: number): Promise<void> {
 		START_WAIT_MS,
 		`${proc.name} ready`,
 	);
+}
+
+/**
+ * Registration Automatic on the main: what the local API holds at the main's Production URL,
+ * and the runs a submission starts (each on a worker).
+ */
+class AutomaticProof {
+	private firstWebhooks?: number[];
+
+	constructor(
+		private readonly setup: {
+			harness: Awaited<ReturnType<typeof startHarness>>;
+			sink: Sink;
+			db: ExecutionsTable;
+			workers: N8nProcess[];
+			mainPort: number;
+			formId: string;
+		},
+	) {}
+
+	private async ours() {
+		const { harness, formId, mainPort } = this.setup;
+		return await webhooksAt(harness, formId, productionUrl(mainPort, AUTO_HOOK_ID));
+	}
+
+	/** Exactly one webhook (the first one seen, later), and one run on a worker per submission. */
+	async oneWebhookAndOneRun(when: string): Promise<void> {
+		const { harness, sink, db, workers, formId } = this.setup;
+		await waitUntil(async () => (await this.ours()).length > 0, 60_000, 'the webhook added').catch(
+			() => undefined,
+		);
+		const held = (await this.ours()).map((webhook) => webhook.id);
+		this.firstWebhooks ??= held;
+		check(
+			`${LABEL}: Registration Automatic, ${when}: exactly one webhook at the main’s Production URL${this.firstWebhooks === held ? '' : ', the same as before'}`,
+			held.length === 1 && JSON.stringify(held) === JSON.stringify(this.firstWebhooks),
+			`${JSON.stringify(held)} (first seen ${JSON.stringify(this.firstWebhooks)})`,
+		);
+		const runs = sink.on('/auto').length;
+		const before = new Set((await db.list(AUTO_WORKFLOW_ID)).map((execution) => execution.id));
+		const response = await harness.control.submitResponse(formId);
+		await sink.waitFor('/auto', runs + 1, 60_000).catch((error: Error) => log(error.message));
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+		const started = sink
+			.on('/auto')
+			.slice(runs)
+			.map((request) => (JSON.parse(request.body.toString('utf8')) as IDataObject).id);
+		const executions = (await db.list(AUTO_WORKFLOW_ID)).filter((run) => !before.has(run.id));
+		const onWorkers = executions.flatMap((run) => workersThatStarted(workers, run.id));
+		check(
+			`${LABEL}: Registration Automatic, ${when}: a submission runs the workflow once, on a worker`,
+			started.length === 1 && started[0] === response.id && onWorkers.length === 1,
+			`${started.length} runs; executions ${executions.map((run) => `${run.id} ${run.status}`).join(', ') || 'none'} started by ${onWorkers.join(', ') || 'no worker'}`,
+		);
+	}
+
+	async deactivated(): Promise<void> {
+		const rest = await ownerRest(this.setup.mainPort);
+		const answer = await setActive(rest, 2, AUTO_WORKFLOW_ID, false);
+		await waitUntil(
+			async () => (await this.ours()).length === 0,
+			30_000,
+			'the webhook removed',
+		).catch(() => undefined);
+		const left = await this.ours();
+		check(
+			`${LABEL}: Registration Automatic: deactivated on the main, no webhook of it left`,
+			left.length === 0,
+			`${JSON.stringify(left)}; ${answer.slice(0, 200)}`,
+		);
+	}
 }
 
 function workersThatStarted(workers: N8nProcess[], executionId: string): string[] {

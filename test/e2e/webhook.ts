@@ -15,8 +15,9 @@
  *   webhook reach Slack at once, a response whose delivery was lost arrives through the polling
  *   trigger within a minute, and no response reaches Slack twice.
  * - Registration Automatic: a workflow activated through n8n's REST API leaves exactly one
- *   webhook at its Production URL in the local API, a submission starts it once, deactivating it
- *   removes the webhook; activating it while the webhooks endpoint answers 404 fails with the
+ *   webhook at its Production URL in the local API, a submission starts it once; after a restart
+ *   of n8n it is still that one webhook and a submission starts the workflow once; deactivating
+ *   it removes the webhook; activating it while the webhooks endpoint answers 404 fails with the
  *   documented message.
  * One n8n start per version; the catch-up's minute is waited for while the other checks run.
  */
@@ -38,14 +39,14 @@ const HOOK_ID = '6f0b2c1e-9a4d-4e83-b5c7-2d8e1f0a3b94';
 const EXAMPLE_FILE = 'webhook-with-polling-catch-up.json';
 const EXAMPLE_WORKFLOW_ID = 'fwtfE2eHookEx001';
 const EXAMPLE_HOOK_ID = '0d7a3e5b-1c9f-4b26-8e4a-7f2c6d1b9e03';
-const AUTO_WORKFLOW_ID = 'fwtfE2eAutoHook1';
-const AUTO_HOOK_ID = '9c2e7b41-5d0a-4f3e-8b16-3a7d9e0c5f28';
+export const AUTO_WORKFLOW_ID = 'fwtfE2eAutoHook1';
+export const AUTO_HOOK_ID = '9c2e7b41-5d0a-4f3e-8b16-3a7d9e0c5f28';
 /** What activation must say when the API has no webhooks endpoint (docs/webhook-trigger.md). */
 const NO_WEBHOOKS_API = 'No webhooks API here (404';
 /** The catch-up: n8n polls on each minute, then the execution. */
 const CATCH_UP_WAIT_MS = 100_000;
 
-function productionUrl(port: number, webhookId: string): string {
+export function productionUrl(port: number, webhookId: string): string {
 	return `http://127.0.0.1:${port}/webhook/${webhookId}/formswtf`;
 }
 
@@ -90,7 +91,7 @@ function hookWorkflow(sinkUrl: string): IDataObject {
 }
 
 /** Webhook Trigger (version 2, Registration Automatic) on one form → sink /auto; inactive. */
-function automaticWorkflow(formId: string, sinkUrl: string): IDataObject {
+export function automaticWorkflow(formId: string, sinkUrl: string): IDataObject {
 	return {
 		id: AUTO_WORKFLOW_ID,
 		name: 'Forms.wtf e2e: webhook trigger, registered automatically',
@@ -131,7 +132,7 @@ function automaticWorkflow(formId: string, sinkUrl: string): IDataObject {
 }
 
 /** The editor's REST API as the owner (set up here: the instance is fresh). */
-async function ownerRest(port: number) {
+export async function ownerRest(port: number) {
 	const base = `http://127.0.0.1:${port}/rest`;
 	const setup = await fetch(`${base}/owner/setup`, {
 		method: 'POST',
@@ -155,8 +156,8 @@ async function ownerRest(port: number) {
  * publishes and unpublishes (activation then runs in the background: its outcome is read from
  * the publication status). Returns every answer's text, where an activation's error shows.
  */
-async function setActive(
-	rest: Awaited<ReturnType<typeof ownerRest>>,
+export async function setActive(
+	rest: OwnerRest,
 	major: number,
 	id: string,
 	active: boolean,
@@ -175,7 +176,9 @@ async function setActive(
 	await waitUntil(
 		async () => {
 			status = (await rest('GET', `/workflows/${id}/publication-status`)).text;
-			return !/pending|in_progress|queued/i.test(status);
+			// `status` alone: the answer also names a `pendingVersionId`, null or not.
+			const state = /"status"\s*:\s*"([a-z_]+)"/.exec(status)?.[1] ?? '';
+			return !['pending', 'in_progress', 'queued', ''].includes(state);
 		},
 		30_000,
 		'the publication to end',
@@ -183,25 +186,38 @@ async function setActive(
 	return `${changed.text} ${status}`;
 }
 
+type OwnerRest = Awaited<ReturnType<typeof ownerRest>>;
+
+/** The local API's webhooks on a form that point at this URL (n8n may name localhost). */
+export async function webhooksAt(
+	harness: RunningHarness,
+	formId: string,
+	url: string,
+): Promise<Array<{ id: number; url: string; source: string; signed: boolean }>> {
+	const address = (value: string) => value.replace('//localhost:', '//127.0.0.1:');
+	return (await harness.control.webhooks()).webhooks.filter(
+		(webhook) => webhook.formId === formId && address(webhook.url) === address(url),
+	);
+}
+
+interface AutomaticArgs {
+	harness: RunningHarness;
+	sink: Sink;
+	version: string;
+	port: number;
+	formId: string;
+}
+
 /**
- * Registration Automatic in a running n8n: activation adds exactly one webhook at the
- * Production URL, a submission starts the workflow once, deactivation removes it, and a 404 of
- * the webhooks endpoint fails activation with the documented message.
+ * Registration Automatic in a running n8n, first part (while the catch-up's minute runs):
+ * activation adds exactly one webhook at the Production URL, a submission starts the workflow
+ * once. Returns the webhook's id in the local API.
  */
-async function automaticRegistration(
-	args: { harness: RunningHarness; sink: Sink; version: string; port: number; formId: string },
-	rest: Awaited<ReturnType<typeof ownerRest>>,
-): Promise<void> {
+async function automaticActivation(args: AutomaticArgs, rest: OwnerRest): Promise<number[]> {
 	const { harness, sink, version, port, formId } = args;
 	const major = Number(version.split('.')[0]);
 	const url = productionUrl(port, AUTO_HOOK_ID);
-	// n8n names its own host in the URL (localhost unless WEBHOOK_URL is set): the same address.
-	const sameAddress = (other: string) =>
-		other.replace('//localhost:', '//127.0.0.1:') === url.replace('//localhost:', '//127.0.0.1:');
-	const ours = async () =>
-		(await harness.control.webhooks()).webhooks.filter(
-			(webhook) => webhook.formId === formId && sameAddress(webhook.url),
-		);
+	const ours = async () => await webhooksAt(harness, formId, url);
 	const activated = await setActive(rest, major, AUTO_WORKFLOW_ID, true);
 	await waitUntil(async () => (await ours()).length > 0, 60_000, 'the webhook added').catch(
 		() => undefined,
@@ -221,6 +237,45 @@ async function automaticRegistration(
 		started.length === 1 && started[0].id === response.id,
 		`${started.length} executions`,
 	);
+	return added.map((webhook) => webhook.id);
+}
+
+/**
+ * Second part, after the catch-up: n8n restarted leaves the same one webhook, a submission
+ * starts the workflow once, deactivation removes the webhook, and a 404 of the webhooks
+ * endpoint fails activation with the documented message.
+ */
+async function automaticAcrossRestart(
+	args: AutomaticArgs,
+	rest: OwnerRest,
+	before: number[],
+	restart: () => Promise<void>,
+): Promise<void> {
+	const { harness, sink, version, port, formId } = args;
+	const major = Number(version.split('.')[0]);
+	const url = productionUrl(port, AUTO_HOOK_ID);
+	const ours = async () => await webhooksAt(harness, formId, url);
+	const restartedAt = Date.now();
+	await restart();
+	log(`n8n restarted in ${Math.round((Date.now() - restartedAt) / 1000)} s`);
+	const after = await ours();
+	check(
+		`${version}: Registration Automatic: after a restart of n8n still exactly one webhook, the same`,
+		after.length === 1 &&
+			JSON.stringify(after.map((webhook) => webhook.id)) === JSON.stringify(before),
+		`before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`,
+	);
+	const executions = sink.on('/auto').length;
+	const response = await harness.control.submitResponse(formId);
+	await sink.waitFor('/auto', executions + 1, 20_000).catch((error: Error) => log(error.message));
+	await sleep(2_000);
+	const started = bodies(sink, '/auto').slice(executions);
+	check(
+		`${version}: Registration Automatic: after the restart a submission starts the workflow once`,
+		started.length === 1 && started[0].id === response.id,
+		`${started.length} executions`,
+	);
+
 	await setActive(rest, major, AUTO_WORKFLOW_ID, false);
 	await waitUntil(async () => (await ours()).length === 0, 30_000, 'the webhook removed').catch(
 		() => undefined,
@@ -247,6 +302,8 @@ async function automaticRegistration(
 		refused.slice(0, 400),
 	);
 	await setActive(rest, major, AUTO_WORKFLOW_ID, false);
+	// What is left of the 404s would refuse the next version's activation on the same harness.
+	await harness.control.clearFaults();
 }
 
 /** The example as users import it, pointed at the local form, credentials and sink. */
@@ -319,19 +376,29 @@ export async function webhookSuite(
 		await instance.activate(EXAMPLE_WORKFLOW_ID);
 		await harness.control.clearWebhooks();
 		await harness.control.clearRequestLog();
-		instance.start(port, (line) => {
+		const onLine = (line: string) => {
 			if (process.env.FORMSWTF_E2E_N8N_LOG)
 				appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
 			else if (/forms\.wtf|error/i.test(line)) log(`n8n: ${line.slice(0, 300)}`);
-		});
+		};
+		let n8n = instance.start(port, onLine);
 		const hookUrl = productionUrl(port, HOOK_ID);
 		// Registered once the node answers: an unsigned request is refused by the node (401), not by n8n (404).
-		await waitUntil(
-			async () =>
-				(await post(hookUrl, 'x', 'text/plain', false).catch(() => ({ status: 0 }))).status === 401,
-			120_000,
-			'the webhook answering',
-		);
+		const answering = async (url: string) =>
+			await waitUntil(
+				async () =>
+					(await post(url, 'x', 'text/plain', false).catch(() => ({ status: 0 }))).status === 401,
+				120_000,
+				'the webhook answering',
+			);
+		await answering(hookUrl);
+		// The same n8n (database, port, URLs) stopped and started again; the Automatic workflow's
+		// webhook answers once n8n has activated it anew.
+		const restart = async () => {
+			await instance.stop(n8n);
+			n8n = instance.start(port, onLine);
+			await answering(productionUrl(port, AUTO_HOOK_ID));
+		};
 		await waitUntil(
 			async () =>
 				(await harness.control.requestLog()).some((entry) =>
@@ -450,10 +517,11 @@ export async function webhookSuite(
 		);
 
 		// While the catch-up's minute runs.
-		await automaticRegistration({ harness, sink, version, port, formId: waitlist.id }, rest).catch(
-			(error: Error) =>
-				check(`${version}: Registration Automatic`, false, error.stack ?? String(error)),
-		);
+		const automatic = { harness, sink, version, port, formId: waitlist.id };
+		const registered = await automaticActivation(automatic, rest).catch((error: Error) => {
+			check(`${version}: Registration Automatic`, false, error.stack ?? String(error));
+			return undefined;
+		});
 
 		// The catch-up: the lost response comes through the next poll, which sees the other two
 		// again; Remove Duplicates lets none of them through twice.
@@ -472,6 +540,20 @@ export async function webhookSuite(
 			`${version}: example: the lost response arrives through the polling trigger, and none twice`,
 			JSON.stringify(slackIds()) === JSON.stringify([lost, ...instant].map((r) => r.id).sort()),
 			`${sink.on('/slack').length} Slack messages for 3 responses`,
+		);
+
+		// After the catch-up (a restart would disturb its poll): the same webhook across a restart.
+		const restartPartAt = Date.now();
+		if (registered)
+			await automaticAcrossRestart(automatic, rest, registered, restart).catch((error: Error) =>
+				check(
+					`${version}: Registration Automatic across a restart`,
+					false,
+					error.stack ?? String(error),
+				),
+			);
+		log(
+			`Registration Automatic across a restart, deactivation and the 404: ${Math.round((Date.now() - restartPartAt) / 1000)} s`,
 		);
 		log(`webhook suite on ${version}: ${Math.round((Date.now() - started) / 1000)} s`);
 	} catch (error) {

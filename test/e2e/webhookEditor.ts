@@ -4,16 +4,79 @@
 /**
  * The Webhook Trigger in n8n's editor (called from the editor suite's walk, editor.ts): added
  * from the node creator (version 2: Registration Automatic, with the API credential), switched to
- * Registration Manual, its secret saved in its own credential, the test URL in its panel, and
- * "Listen for test event" receiving a response the local API sends to the test URL, signed.
+ * Registration Manual in its panel, its secret saved in its own credential, the test URL in its
+ * panel, and "Listen for test event" receiving a response the local API sends to the test URL,
+ * signed.
  */
 import type { Page } from 'playwright-core';
 
 import type { RunningHarness } from '../harness';
-import { check, log, waitUntil } from './report';
+import { check, waitUntil } from './report';
 
 const SECRET = 'whsec_editor_7e2d';
 const NODE_NAME = 'Forms.wtf Webhook Trigger';
+
+/** The credential fields in the node's panel, with what each shows. */
+async function credentialSlots(page: Page): Promise<{ count: number; text: string }> {
+	const slots = page.getByTestId('node-credentials-select').filter({ visible: true });
+	const texts = await page.getByTestId('node-credentials-slot').allInnerTexts();
+	return { count: await slots.count(), text: texts.join(' | ').replace(/\s+/g, ' ') };
+}
+
+/**
+ * Registration in the panel: Automatic by default (the forms to watch, the API credential),
+ * switched to Manual (the setup steps and Signature Verification; the forms list and the API
+ * credential gone, the secret's credential asked for).
+ */
+async function checkRegistration(
+	page: Page,
+	label: (text: string) => string,
+	screenshot: (name: string) => Promise<void>,
+): Promise<void> {
+	const parameters = page.getByTestId('node-parameters');
+	const registration = page.getByTestId('parameter-input-registration');
+	await registration.waitFor({ timeout: 10_000 });
+	const automatic = {
+		registration: await registration.locator('input').first().inputValue(),
+		forms: await page.getByTestId('parameter-input-forms').isVisible(),
+		credentials: await credentialSlots(page),
+	};
+	await screenshot('webhook-trigger-automatic');
+	check(
+		label(
+			'webhook trigger: the panel shows Registration, Automatic for a new node, with the forms to watch and the API credential',
+		),
+		automatic.registration === 'Automatic' &&
+			automatic.forms &&
+			automatic.credentials.count === 1 &&
+			/for Forms\.wtf API\b/.test(automatic.credentials.text),
+		JSON.stringify(automatic),
+	);
+	await registration.click();
+	await page
+		.getByRole('option')
+		.filter({ visible: true })
+		.filter({ has: page.getByText('Manual', { exact: true }) })
+		.first()
+		.click();
+	await parameters.getByText('Settings → Webhooks → Add Webhook', { exact: false }).waitFor();
+	const manual = {
+		registration: await registration.locator('input').first().inputValue(),
+		verification: await page
+			.getByTestId('parameter-input-authentication')
+			.locator('input')
+			.first()
+			.inputValue(),
+		forms: await page.getByTestId('parameter-input-forms').isVisible(),
+	};
+	check(
+		label(
+			'webhook trigger: switched to Manual, the panel shows the setup steps and Signature Verification (Signing Secret), not the forms list',
+		),
+		manual.registration === 'Manual' && manual.verification === 'Signing Secret' && !manual.forms,
+		JSON.stringify(manual),
+	);
+}
 
 export async function listenForWebhookTestEvent(
 	page: Page,
@@ -37,32 +100,15 @@ export async function listenForWebhookTestEvent(
 	if (await addToWorkflow.isVisible()) await addToWorkflow.click();
 
 	// A new node is version 2, Registration Automatic, which asks for the API credential: n8n
-	// picks the walk's existing one, or opens its dialog, closed here. This walk checks Manual.
+	// picks the walk's existing one, or opens its dialog, closed here.
 	await credentialModal.waitFor({ timeout: 3_000 }).catch(() => undefined);
 	if (await credentialModal.getByTestId('parameter-input-apiKey').isVisible())
 		await credentialModal.locator('.el-dialog__headerbtn, .el-dialog__close').first().click();
 	await parameters.waitFor();
-	// n8n's editor leaves out of the parameter list a parameter that the credentials' display
-	// depends on: Registration is not shown there, so the Manual walk cannot be clicked through
-	// (a known gap of Registration; the Automatic path is proven in the webhook suite).
-	const registration = byId('parameter-input-registration');
-	const shown = await registration.waitFor({ timeout: 5_000 }).then(
-		() => true,
-		() => false,
-	);
-	if (!shown) {
-		log('webhook trigger: Registration is not shown in the editor; its Manual walk is skipped');
-		return;
-	}
-	await registration.click();
-	await page
-		.getByRole('option')
-		.filter({ visible: true })
-		.filter({ has: page.getByText('Manual', { exact: true }) })
-		.first()
-		.click();
+	await checkRegistration(page, label, screenshot);
 
-	// The credential: a password field for the secret; n8n's Save runs the node's local test.
+	// The secret's credential: n8n opens its dialog for a new node, or it is made from the slot.
+	// A password field for the secret; n8n's Save runs the node's local test.
 	const opened = await credentialModal.waitFor({ timeout: 5_000 }).then(
 		() => true,
 		() => false,
@@ -99,6 +145,15 @@ export async function listenForWebhookTestEvent(
 	);
 	if (await credentialModal.isVisible())
 		await credentialModal.locator('.el-dialog__headerbtn, .el-dialog__close').first().click();
+	await credentialModal.waitFor({ state: 'hidden' });
+	const slots = await credentialSlots(page);
+	check(
+		label('webhook trigger: with Manual the node has one credential, the secret’s, and no API key'),
+		slots.count === 1 &&
+			/for Forms\.wtf Webhook API/.test(slots.text) &&
+			!/for Forms\.wtf API\b/.test(slots.text),
+		JSON.stringify(slots),
+	);
 
 	// The URLs n8n shows for the node (Test URL first; Production URL behind a toggle).
 	const parametersText = async () => await parameters.innerText();

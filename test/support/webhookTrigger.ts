@@ -33,12 +33,16 @@ export function secretCredential(secret: string): RunnerCredentials {
 	return { formsWtfWebhookApi: { type: new FormsWtfWebhookApi(), data: { secret } } };
 }
 
-export function webhookTriggerNode(parameters: IDataObject, withCredential = true): INode {
+export function webhookTriggerNode(
+	parameters: IDataObject,
+	withCredential = true,
+	typeVersion = 1,
+): INode {
 	return {
 		id: 'forms-wtf-webhook-trigger',
 		name: WEBHOOK_NODE_NAME,
 		type: WEBHOOK_TRIGGER_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		webhookId: '8a4c1f0e-2b7d-4e55-9d1a-6c3f2e9b7a10',
 		parameters: parameters as INode['parameters'],
@@ -101,9 +105,15 @@ export async function sendToTrigger(args: {
 	request: WebhookRequest;
 	mode?: 'webhook' | 'manual';
 	withCredential?: boolean;
+	/** 1 unless said: version 1 is Manual without a Registration set. */
+	typeVersion?: number;
 	after?: { nodes: INode[]; connections: IConnections; nodeTypes: RunnerNodeTypes };
 }): Promise<RunWebhookResult> {
-	const trigger = webhookTriggerNode(args.parameters ?? {}, args.withCredential ?? true);
+	const trigger = webhookTriggerNode(
+		args.parameters ?? {},
+		args.withCredential ?? true,
+		args.typeVersion,
+	);
 	return await runWebhook({
 		workflow: {
 			nodes: [trigger, ...(args.after?.nodes ?? [])],

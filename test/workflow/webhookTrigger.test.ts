@@ -175,6 +175,25 @@ describe('Forms.wtf Webhook Trigger: what starts a workflow', () => {
 		expect(started(result)).toHaveLength(1);
 	});
 
+	it('version 2 on Registration Manual: a delivery signed with the secret credential starts the workflow', async () => {
+		const manual = { registration: 'manual' };
+		const result = await sendToTrigger({
+			typeVersion: 2,
+			parameters: manual,
+			secret: SECRET,
+			request: delivery('integrations', SECRET),
+		});
+		expect(started(result)).toHaveLength(1);
+		const otherSecret = await sendToTrigger({
+			typeVersion: 2,
+			parameters: manual,
+			secret: SECRET,
+			request: delivery('integrations', 'whsec_someone_else'),
+		});
+		expect(otherSecret.status).toBe(401);
+		expect(otherSecret.items).toBeUndefined();
+	});
+
 	it('Signature Verification None: an unsigned delivery starts the workflow', async () => {
 		const result = await sendToTrigger({
 			parameters: { authentication: 'none' },
