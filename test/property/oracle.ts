@@ -459,13 +459,20 @@ function activationFacts(activation: PollRecord, dateAbsent = false, choosing = 
 	return { momentMs, lastMomentMs, reads };
 }
 
+/** The most newest existing responses the promise takes (docs/trigger-promise.md). */
+const NEWEST_AT_MOST = 2000;
+
 /** What a version is at activation: existing, new, or either (the promise allows both). */
 type Standing = 'existing' | 'new' | 'either';
 
 function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	const { settings } = trace.schedule;
 	const sinceMs = emitSinceMs(settings);
-	const newestCount = sinceMs === undefined ? settings.newestCount : undefined;
+	// The newest N are at most 2,000; version 1 reads at most 2,000 of what it asks.
+	const newestCount =
+		sinceMs === undefined && settings.newestCount !== undefined
+			? Math.min(settings.newestCount, NEWEST_AT_MOST)
+			: undefined;
 	const { momentMs, lastMomentMs, reads } = activationFacts(
 		activation,
 		settings.dateAbsent,

@@ -13,8 +13,8 @@ import { cursorFrom } from './state';
 
 /**
  * The existing responses of a form (submitted before `beforeMs`) read to find its newest `count`,
- * newest first; undefined when the poll ran out of pages first. Throws NOT_WHOLE when the pages
- * kept moving.
+ * newest first; undefined when the poll ran out of pages before they were known. Throws
+ * NOT_WHOLE when the pages kept moving.
  * They are read where they are, until the read holds an existing response older than the
  * `count`-th newest and than `backToMs`: all of that one's millisecond is then read too.
  */
@@ -35,12 +35,14 @@ export async function readNewest(
 		}
 	};
 	const newest = () => [...existing.values()].sort((a, b) => compareVersions(b, a));
-	// Read on past the count-th newest's millisecond, and back to `backToMs`.
-	const enough = () => {
+	// Read on past the count-th newest's millisecond, and back to `backToMs` as far as the poll goes.
+	const pastMs = (ms: (sorted: Version[]) => number) => {
 		const sorted = newest();
-		if (sorted.length <= count) return false;
-		return sorted[sorted.length - 1].atMs < Math.min(sorted[count - 1].atMs, backToMs);
+		return sorted.length > count && sorted[sorted.length - 1].atMs < ms(sorted);
 	};
+	const newestKnown = () => pastMs((sorted) => sorted[count - 1].atMs);
+	const enough = () => pastMs((sorted) => Math.min(sorted[count - 1].atMs, backToMs));
+	let known: Version[] | undefined;
 	const first = await pages.at(0);
 	const order = orderOf(first.responses) || (await pages.orderByLast(first));
 	let walked: Awaited<ReturnType<FormPages['walk']>> = 'whole';
@@ -48,14 +50,17 @@ export async function readNewest(
 		// Oldest first: the newest are the last, read from a little before them to the end.
 		for (let span = count + Math.ceil(count / 10) + 10; ; span *= 2) {
 			const offset = Math.max(0, first.total - span);
-			if (offset && !budget.mayRead()) return undefined;
+			if (offset && !budget.mayRead()) return known;
 			existing.clear();
 			walked = await pages.walk(offset ? await pages.at(offset) : first, offset, take);
 			if (walked !== 'whole' || offset === 0 || enough()) break;
+			if (newestKnown()) known = newest();
 		}
 	} else walked = await pages.walk(first, 0, take, () => order === -1 && enough());
 	if (walked === 'notWhole') throw NOT_WHOLE;
-	return walked === 'cut' ? undefined : newest();
+	if (walked !== 'cut') return newest();
+	// Cut while reading back through the look-back window: the newest are known all the same.
+	return known ?? (order === -1 && newestKnown() ? newest() : undefined);
 }
 
 /** Adds a form's newest to the choice: the newest `count` of all read so far are kept. */

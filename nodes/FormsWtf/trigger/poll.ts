@@ -241,7 +241,7 @@ class Poll {
 		}
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
-		const counted = this.noProgress(form, cursor, failure ?? this.budget.stoppedBy);
+		const counted = this.noProgress(form, cursor, failure ?? this.budget.cutBy());
 		this.next.forms[form.id] = counted;
 		const denied = ['403', '404'].includes(String(httpCodeOf(failure)));
 		if (denied || (counted.failedPolls ?? 0) >= POLLS_BEFORE_ERROR) leaveChoice(choice, form.id);

@@ -132,6 +132,7 @@ class WindowRead {
 	private readonly seen: Record<string, number>;
 	private readonly found = new Map<string, Version>();
 	private startedAtMs?: number;
+	private startedOnServiceClock = false;
 
 	constructor(
 		private readonly budget: PollBudget,
@@ -150,7 +151,10 @@ class WindowRead {
 			if (!this.budget.mayRead()) return false;
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
 			const first = await pages.at(0);
-			this.startedAtMs ??= pages.startedAtMs;
+			if (this.startedAtMs === undefined) {
+				this.startedAtMs = pages.startedAtMs;
+				this.startedOnServiceClock = pages.startedOnServiceClock;
+			}
 			this.take(first.responses);
 			if (!first.hasMore) return true;
 			// What the oldest end proves moves `since` past it; the look-back window stays.
@@ -191,11 +195,13 @@ class WindowRead {
 	result(whole: boolean, failure: unknown): FormRead {
 		const movedSince = this.sinceMs > Date.parse(this.cursor.since);
 		if (whole) {
-			// Trails the newest response read, and the read's start, by the look-back window: a
-			// response that shows up a little after its timestamp is still found.
+			// Trails the read's start by the look-back window: a response that shows up a little
+			// after its timestamp is still found. On the n8n host's clock (no Date header) also the
+			// newest response read, which is on the service's.
 			const newest = Object.values(this.seen).reduce((a, b) => Math.max(a, b), this.sinceMs);
 			const started = this.startedAtMs ?? newest;
-			const trailing = Math.min(newest, started) - this.options.lookBackMs - 1;
+			const from = this.startedOnServiceClock ? started : Math.min(newest, started);
+			const trailing = from - this.options.lookBackMs - 1;
 			this.sinceMs = Math.max(this.sinceMs, trailing);
 		}
 		// Forgotten only now: a version read later in this read must still find the one before.

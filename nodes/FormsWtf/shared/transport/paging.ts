@@ -388,6 +388,8 @@ const WALK_PASSES = 3;
 export class FormPages {
 	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
 	startedAtMs?: number;
+	/** Whether `startedAtMs` is the service's own clock. */
+	startedOnServiceClock = false;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
 	private passFirst?: FetchedPage;
 	private passNewestMs = -Infinity;
@@ -402,7 +404,10 @@ export class FormPages {
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
 		const askedAtMs = Date.now();
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
-		this.startedAtMs ??= page.serviceTimeMs ?? askedAtMs;
+		if (this.startedAtMs === undefined) {
+			this.startedAtMs = page.serviceTimeMs ?? askedAtMs;
+			this.startedOnServiceClock = page.serviceTimeMs !== undefined;
+		}
 		return page;
 	}
 
