@@ -13,7 +13,9 @@
  * key, a plan below Team and a wrong Base URL first), pick a form, fetch test events from the
  * trigger, set its options, switch it to Selected Forms (two forms ticked in the list loaded from
  * the API, every response since a date) and check what n8n saved, then add the action node and
- * execute its operations (Account → Get among them), and add the Webhook Trigger: Registration
+ * execute its operations (Account → Get among them; a form created, updated, published,
+ * unpublished and deleted, a webhook on it created, listed and deleted: editorManage.ts, each
+ * checked against what the local API then holds), and add the Webhook Trigger: Registration
  * Automatic, then Manual with its secret, and "Listen for test event". Every screen is saved as a
  * PNG in .tmp/editor-screenshots/ (git-ignored), so a person can look at it after a run.
  *
@@ -35,6 +37,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { FormsWtf } from '../../nodes/FormsWtf/FormsWtf.node.js';
 import { FormsWtfTrigger } from '../../nodes/FormsWtf/FormsWtfTrigger.node.js';
 import type { RunningHarness } from '../harness';
+import { manageFormsAndWebhooks } from './editorManage';
 import { N8nInstance, OWNER } from './n8nInstance';
 import { check, log, waitUntil } from './report';
 import { ensureDebianPackages, freePort } from './services';
@@ -138,7 +141,7 @@ async function storedWorkflow(
 }
 
 /** What the suite clicks: n8n's editor, found by its data-test-id attributes. */
-class Editor {
+export class Editor {
 	/** What n8n answered to each save of the workflow (POST or PATCH /rest/workflows[/id]), in order. */
 	private readonly saves: StoredWorkflow[] = [];
 
@@ -325,6 +328,71 @@ class Editor {
 			.first()
 			.waitFor({ timeout: 30_000 })
 			.catch(() => undefined);
+	}
+
+	/** Types into a text field of the panel (an input, or a textarea for longer text). */
+	async fill(parameter: string, value: string): Promise<void> {
+		await this.parameter(parameter).locator('input, textarea').first().fill(value);
+	}
+
+	/**
+	 * Types into a JSON field: n8n shows it in a code editor (CodeMirror), so the text is inserted
+	 * as one input over what is there; typed key by key, the editor would add closing brackets.
+	 */
+	async fillJson(parameter: string, value: string): Promise<void> {
+		await this.parameter(parameter).locator('.cm-content').click();
+		await this.page.keyboard.press('ControlOrMeta+a');
+		await this.page.keyboard.insertText(value);
+	}
+
+	/** Adds a field to the first collection of the panel ("Add field" / "Add option"). */
+	async addField(option: string): Promise<void> {
+		// A field just typed in shows a tip below it, over the add button: leave the field first.
+		await this.blur();
+		await this.byId('collection-parameter-add').first().click();
+		await this.byId('collection-parameter-option')
+			.filter({ visible: true })
+			.filter({ hasText: option })
+			.first()
+			.click();
+	}
+
+	/**
+	 * What a user does for each of the action node's operations: picks Resource and Operation in
+	 * the panel, sets the operation's fields (`fill`), presses Execute step and reads the output
+	 * as JSON. Waits (30 s at most) until the output passes `fresh` (what this run shows and the
+	 * one before did not: the panel keeps showing the last run until the new one is in) or shows
+	 * an error; returns the output panel's text on one line, for the checks to read.
+	 */
+	async runOperation(
+		resource: string,
+		operation: string,
+		fresh: (output: string) => boolean,
+		fill: () => Promise<void> = async () => undefined,
+	): Promise<string> {
+		if ((await this.inputValue('resource')) !== resource)
+			await this.chooseOption('resource', resource);
+		await this.parameter('operation').waitFor();
+		if ((await this.inputValue('operation')) !== operation)
+			await this.chooseOption('operation', operation);
+		await fill();
+		await this.blur();
+		await this.byId('node-execute-button').click();
+		const json = this.output.getByTestId('radio-button-json');
+		const error = this.output.getByTestId('node-error-message');
+		// The JSON view spaces and breaks its lines its own way (no-break spaces among them).
+		const output = async () => (await this.output.innerText()).replace(/\s+/g, ' ');
+		await waitUntil(
+			async () => {
+				if (await error.isVisible()) return true;
+				if (fresh(await output())) return true;
+				if (await json.isVisible()) await json.click();
+				return false;
+			},
+			30_000,
+			`the output of ${resource} → ${operation}`,
+		).catch(() => undefined);
+		return await output();
 	}
 
 	async itemCount(): Promise<string> {
@@ -983,6 +1051,14 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 				['plan', 'limits', 'usage'].every((key) => shown.includes(key)),
 			`${JSON.stringify(panel)}; ${shown.replace(/\s+/g, ' ').slice(0, 200)}`,
 		);
+	});
+
+	await manageFormsAndWebhooks({
+		ui,
+		harness,
+		part: (name, body) => part(shots, name, body),
+		screenshot: (name) => shots.take(name),
+		label,
 	});
 
 	await part(shots, 'webhook trigger', () =>
