@@ -157,7 +157,7 @@ export function check(trace: Trace): Violation[] {
 		const told = [...(dueToBeTold.get(poll.index) ?? [])];
 		// A form that cannot be read in the time n8n gives a poll is not read fine: saying so, in
 		// a poll that did run out of that time, is true.
-		const outOfTime = poll.endMs - poll.startMs > poll.budgetMs;
+		const outOfTime = spentPoll(poll);
 		const failures = poll.errors.filter(
 			(error) =>
 				!(missingThen && namesMissing(error)) &&
@@ -266,6 +266,15 @@ function leftTheChoice(trace: Trace, activation: PollRecord): Set<string> {
 	return new Set(leftTheChoiceAt(trace, activation).keys());
 }
 
+/**
+ * A poll that spent what it may read: four fifths of the time n8n gives it (the rest is left to
+ * hand the items over), or its 40 pages.
+ */
+function spentPoll(poll: PollRecord): boolean {
+	const pages = poll.requests.filter((r) => r.path.endsWith('/responses')).length;
+	return poll.endMs - poll.startMs >= 0.8 * poll.budgetMs || pages >= 40;
+}
+
 /** The forms of leftTheChoice, each with the first poll by which it had left. */
 function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, number> {
 	const { settings } = trace.schedule;
@@ -288,10 +297,11 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			const failed = own.some((r) => r.status !== 200 || r.faulted);
 			// A poll that failed counts even when a page followed: the form may have left first
 			// (and two polls at once may be one that failed and one that read).
-			if (failed || ((noPage.get(formId) ?? 0) > 0 && !page)) {
-				noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
-				if (choosing) stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
-			}
+			const noProgress = failed || ((noPage.get(formId) ?? 0) > 0 && !page);
+			if (noProgress) noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
+			// A choosing read the poll cut (its time or its pages spent) made no progress either.
+			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll))))
+				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
 				(noPage.get(formId) ?? 0) >= TOLD_AFTER_POLLS ||
 				(stalls.get(formId) ?? 0) >= TOLD_AFTER_POLLS

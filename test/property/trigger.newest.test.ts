@@ -155,6 +155,23 @@ describe('the newest N existing responses', () => {
 		}
 		await drain(driver);
 	});
+	it('a form whose choosing read every poll cuts short (slow pages, small budgets) leaves the choice on the 5th, and its new responses come', async () => {
+		const { server, driver } = setUp({
+			newestCount: 1,
+			lookBackMinutes: 0,
+			pageCap: 100,
+			requestMs: 2_000,
+			startOffsetMs: 0,
+		});
+		server.seed(0, 120, 0, 0);
+		server.apply({ kind: 'advance', ms: 61_000 });
+		for (let poll = 0; poll < 5; poll++) await driver.poll({ budgetMs: 3_000 });
+		server.apply({ kind: 'submit', form: 0, count: 1 });
+		const [fresh] = aliveIds(server).slice(-1);
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, fresh)).toBe(1);
+		expect(driver.emitted.filter((e) => e.id !== fresh)).toEqual([]);
+	});
 });
 
 describe('the newest N never wait on a form that leaves the choice', () => {
