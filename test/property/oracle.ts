@@ -275,6 +275,16 @@ function spentPoll(poll: PollRecord): boolean {
 	return poll.endMs - poll.startMs >= 0.8 * poll.budgetMs || pages >= 40;
 }
 
+/** A poll that got a Retry-After longer than what was left of its time to read. */
+function stoppedByAWait(poll: PollRecord): boolean {
+	return poll.requests.some(
+		(r) =>
+			r.status === 429 &&
+			r.retryAfterMs !== undefined &&
+			r.retryAfterMs > 0.8 * poll.budgetMs - (r.atMs - poll.startMs),
+	);
+}
+
 /** The forms of leftTheChoice, each with the first poll by which it had left. */
 function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, number> {
 	const { settings } = trace.schedule;
@@ -299,8 +309,11 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			// (and two polls at once may be one that failed and one that read).
 			const noProgress = failed || ((noPage.get(formId) ?? 0) > 0 && !page);
 			if (noProgress) noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
-			// A choosing read the poll cut (its time or its pages spent) made no progress either.
-			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll))))
+			// A choosing read the poll cut (its time or its pages spent) made no progress either, nor
+			// did a form the poll did not reach when a wait stopped it, or while it was stalling.
+			const stalling = (stalls.get(formId) ?? 0) > 0;
+			const unreached = own.length === 0 && (stoppedByAWait(poll) || (stalling && spentPoll(poll)));
+			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll)) || unreached))
 				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
 				(noPage.get(formId) ?? 0) >= TOLD_AFTER_POLLS ||

@@ -146,6 +146,7 @@ export const HUMAN_EDITS = 4;
 export function assumptionsOf(schedule: Schedule): Assumptions {
 	const { settings, steps } = schedule;
 	if (settings.pageCap < SMALLEST_FULL_PAGE || settings.order === 'shuffled') return 'beyond';
+	if (!fitsInAPoll(schedule)) return 'beyond';
 	let edits = 0;
 	for (const step of steps) {
 		if (step.kind === 'editEachRequest') return 'beyond';
@@ -157,6 +158,34 @@ export function assumptionsOf(schedule: Schedule): Assumptions {
 		if (edits > HUMAN_EDITS) return 'beyond';
 	}
 	return 'within';
+}
+
+/**
+ * The fifth assumption: what must be read together (a form's look-back window, one millisecond
+ * of the existing responses or of a burst, the newest N) fits in what every poll of the schedule reads: 40
+ * pages, or as many as four fifths of its budget allows at the service's pace (two at least).
+ */
+function fitsInAPoll(schedule: Schedule): boolean {
+	const { settings, steps } = schedule;
+	const requestMs = settings.requestMs ?? 1;
+	const spacingMs = settings.seedSpacingMs ?? 1_000;
+	const lookBackMs = settings.lookBackMinutes * 60_000;
+	const together = Math.max(
+		...settings.seeded.map((count) =>
+			spacingMs === 0 ? count : Math.min(count, Math.floor(lookBackMs / spacingMs) + 1),
+		),
+		settings.newestCount === undefined ? 0 : settings.newestCount * 1.1 + 10,
+		...steps.map((step) => {
+			const event = step.kind === 'during' ? step.event : step;
+			return event.kind === 'burst' ? event.count : 0;
+		}),
+	);
+	const pagesNeeded = Math.ceil(together / settings.pageCap) + 1;
+	const budgets = steps.flatMap((step) => ('budget' in step ? [step.budget] : []));
+	return budgets.every(
+		(budget) =>
+			Math.min(40, Math.max(2, Math.floor((0.8 * BUDGET_MS[budget]) / requestMs))) >= pagesNeeded,
+	);
 }
 
 const formIndex = fc.nat({ max: 3 });

@@ -5,7 +5,8 @@
  * a poll, an import of more in one millisecond than a poll reads). On the simulated service,
  * black-box: what was emitted, what was reported, what was asked.
  */
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { assumptionsOf } from './schedule';
 import type { Driver } from './run';
 
 /** Plain polls a minute apart, `between` before each; the errors each reported. */
@@ -175,5 +176,44 @@ describe('an import in one millisecond, once it has left the look-back window', 
 		expect(errors.flat()).toEqual([]);
 		expect(driver.polls.slice(-3).map((poll) => poll.requests.length)).toEqual([1, 1, 1]);
 		await drain(driver);
+	});
+});
+
+describe('what the promise assumes a poll reads', () => {
+	const schedule = (seeded: number, budget: 'tiny' | 'default') => ({
+		settings: settingsWith({ seeded: [seeded], seedSpacingMs: 0, pageCap: 100 }),
+		steps: [{ kind: 'poll' as const, budget }],
+	});
+
+	it('a millisecond of 260 responses is within the assumptions for polls that read 40 pages, beyond them for polls that read 2', () => {
+		expect(assumptionsOf(schedule(260, 'default'))).toBe('within');
+		expect(assumptionsOf(schedule(260, 'tiny'))).toBe('beyond');
+		expect(assumptionsOf(schedule(50, 'tiny'))).toBe('within');
+	});
+});
+
+describe('the newest N: a form stalled by waits and failures leaves the choice', () => {
+	it('All Forms: a form the activation poll never reached (a Retry-After it had no time for), then failing 3 polls, leaves the choice on the 5th: only its response of the activation second comes', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 3,
+			version: 1,
+			newestCount: 1,
+			lookBackMinutes: 0,
+			pageCap: 100,
+			startOffsetMs: 0,
+		});
+		server.seed(2, 120, 0, 1_000);
+		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 1 } }, 1, 0);
+		await driver.poll({ budgetMs: 1_000 });
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 3, 2);
+		await driver.poll({ budgetMs: 1 });
+		for (let poll = 0; poll < 3; poll++) await driver.poll();
+		await drain(driver);
+		// Its response of the activation second is new; none before it comes.
+		const inTheSecond = aliveIds(server, 'form2').slice(-1);
+		expect(driver.emitted.filter((e) => e.formId === 'form2').map((e) => e.id)).toEqual(
+			inTheSecond,
+		);
 	});
 });
