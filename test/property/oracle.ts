@@ -616,15 +616,10 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				const tag = tagOf(response, version);
 				if (response.deletedAtMs !== undefined || response.versions.at(-1) !== version) continue;
 				if (unreadable.has(response.formId)) continue;
-				// A version that may count either way may also be an update after activation: any
-				// version since the last surely existing one (or the first) may be the one chosen.
-				const sureBefore = [...response.versions]
-					.reverse()
-					.find((v) => v.n <= version.n && standing(response, v) === 'existing');
-				const fromN = sureBefore?.n ?? 1;
-				const emittedOne = response.versions.some(
-					(v) => v.n >= fromN && v.n <= version.n && emittedTags.has(tagOf(response, v)),
-				);
+				// A version that may count either way is one of the band: an update after activation
+				// when the moment is the earlier second, it may not be among the newest at all.
+				if (standing(response, version) === 'either') continue;
+				const emittedOne = emittedTags.has(tag);
 				if (!emittedOne)
 					add(
 						'P7b',
