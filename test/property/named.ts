@@ -159,3 +159,19 @@ export async function pollsOfOnePage(
 	expect(server.unhealthy()).toBe(false);
 	return errors;
 }
+
+/** Plain polls a minute apart, `between` before each; the errors each reported. */
+export async function pollsAMinuteApart(
+	driver: Driver,
+	count: number,
+	between: () => void = () => undefined,
+	budgetMs?: number,
+): Promise<string[][]> {
+	const errors: string[][] = [];
+	for (let poll = 0; poll < count; poll++) {
+		between();
+		errors.push((await driver.poll({ budgetMs })).errors);
+		driver.server.apply({ kind: 'advance', ms: MINUTE });
+	}
+	return errors;
+}

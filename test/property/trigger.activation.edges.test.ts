@@ -5,21 +5,10 @@
  * over mid-choice. On the simulated service, black-box: what was emitted, what errors were
  * reported, what was asked.
  */
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
-import type { Driver } from './run';
+import { aliveIds, drain, MINUTE, pollsAMinuteApart, setUp, timesEmitted } from './named';
 import { MAX_NEWEST } from '../../nodes/FormsWtf/trigger/settings';
 
 const HOUR = 60 * MINUTE;
-
-/** Plain polls a minute apart; the errors they reported. */
-async function pollsAMinuteApart(driver: Driver, count: number): Promise<string[]> {
-	const errors: string[] = [];
-	for (let poll = 0; poll < count; poll++) {
-		errors.push(...(await driver.poll()).errors);
-		driver.server.apply({ kind: 'advance', ms: MINUTE });
-	}
-	return errors;
-}
 
 describe('more responses in one millisecond than a poll reads (beyond the assumptions)', () => {
 	// A poll reads 40 pages; a millisecond must be read whole to be passed. An import of more than
@@ -39,7 +28,7 @@ describe('more responses in one millisecond than a poll reads (beyond the assump
 			server.seed(0, burst, 3 * HOUR, 0);
 			server.seed(0, 50, HOUR, 1_000);
 			// The first polls emit what they prove; then 5 polls without progress.
-			const errors = await pollsAMinuteApart(driver, 7);
+			const errors = (await pollsAMinuteApart(driver, 7)).flat();
 			expect(errors.join()).toMatch(/Form "form0" could not be read: more of its responses/);
 			await drain(driver, 'beyond');
 		});
@@ -52,7 +41,7 @@ describe('more responses in one millisecond than a poll reads (beyond the assump
 			const { server, driver } = setUp({ version: 2, order, pageCap: 100, newestCount: 10 });
 			server.seed(0, 100, 3 * HOUR, 1_000);
 			server.seed(0, burst, 2 * HOUR, 0);
-			const errors = await pollsAMinuteApart(driver, 5);
+			const errors = (await pollsAMinuteApart(driver, 5)).flat();
 			expect(errors.join()).toMatch(/"form0"/);
 			await drain(driver, 'beyond');
 		});
@@ -68,7 +57,7 @@ describe('the newest N, up to what one poll reads', () => {
 				pageCap: 100,
 			});
 			server.seed(0, 3_000, HOUR, 100);
-			const errors = await pollsAMinuteApart(driver, 5);
+			const errors = (await pollsAMinuteApart(driver, 5)).flat();
 			const newest = aliveIds(server).slice(-MAX_NEWEST);
 			expect(newest.filter((id) => timesEmitted(driver.emitted, id) !== 1)).toEqual([]);
 			expect(errors).toEqual([]);

@@ -5,25 +5,16 @@
  * a poll, an import of more in one millisecond than a poll reads). On the simulated service,
  * black-box: what was emitted, what was reported, what was asked.
  */
-import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import {
+	aliveIds,
+	drain,
+	MINUTE,
+	pollsAMinuteApart,
+	settingsWith,
+	setUp,
+	timesEmitted,
+} from './named';
 import { assumptionsOf } from './schedule';
-import type { Driver } from './run';
-
-/** Plain polls a minute apart, `between` before each; the errors each reported. */
-async function pollsAMinuteApart(
-	driver: Driver,
-	count: number,
-	between: () => void = () => undefined,
-	budgetMs?: number,
-): Promise<string[][]> {
-	const errors: string[][] = [];
-	for (let poll = 0; poll < count; poll++) {
-		between();
-		errors.push((await driver.poll({ budgetMs })).errors);
-		driver.server.apply({ kind: 'advance', ms: MINUTE });
-	}
-	return errors;
-}
 
 describe('a form read last in every poll, after other forms spent its pages', () => {
 	// A read the poll cuts before it proves anything keeps the form's turn: the next poll reads

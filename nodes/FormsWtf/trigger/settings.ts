@@ -42,11 +42,6 @@ export function scopeOf(settings: TriggerSettings): string {
 	return settings.watch === 'selectedForms' ? 'selected' : 'all';
 }
 
-/** With Selected Forms or All Forms: several forms, each item naming its form. */
-export function watchesSeveral(settings: TriggerSettings): boolean {
-	return settings.watch !== 'form';
-}
-
 export function readSettings(context: IPollFunctions): TriggerSettings {
 	const node = context.getNode();
 	const watchParameter = context.getNodeParameter('watch', 'form');
