@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getOutputMode } from '../shared/helpers/output';
 import type { OutputMode } from '../shared/helpers/output';
-import { getFormId, toApiTimestamp } from '../shared/helpers/parameters';
+import { getFormId, parseFormIds, toApiTimestamp } from '../shared/helpers/parameters';
 import { isSinglePathSegment } from '../shared/transport';
 
 type Watch = 'form' | 'selectedForms' | 'allForms';
@@ -115,30 +115,16 @@ function readOnActivation(context: IPollFunctions): OnActivation {
 	return { emit: 'newOnly' };
 }
 
-/**
- * Selected Forms: the forms picked, from the list or by an expression (a list of IDs, or IDs
- * separated by commas).
- */
+/** Selected Forms: the forms picked, from the list or by an expression (a list of IDs, or IDs in a text). */
 function getSelectedFormIds(context: IPollFunctions): string[] {
 	const node = context.getNode();
-	const value: unknown = context.getNodeParameter('formIds', []);
-	const entries: unknown[] = Array.isArray(value)
-		? value
-		: typeof value === 'string'
-			? value.split(',')
-			: [value];
-	const formIds: string[] = [];
-	for (const entry of entries) {
-		const formId =
-			typeof entry === 'string' || typeof entry === 'number' ? String(entry).trim() : '';
-		if (formId === '') continue;
-		if (!isSinglePathSegment(formId)) {
-			throw new NodeOperationError(node, `"${formId}" is not a form ID`, {
-				description:
-					'"." and ".." cannot be form IDs. Pick the forms from the list, or copy their IDs again.',
-			});
-		}
-		if (!formIds.includes(formId)) formIds.push(formId);
+	const formIds = [...new Set(parseFormIds(context.getNodeParameter('formIds', [])))];
+	const notAnId = formIds.find((formId) => !isSinglePathSegment(formId));
+	if (notAnId !== undefined) {
+		throw new NodeOperationError(node, `"${notAnId}" is not a form ID`, {
+			description:
+				'"." and ".." cannot be form IDs. Pick the forms from the list, or copy their IDs again.',
+		});
 	}
 	if (!formIds.length) {
 		throw new NodeOperationError(node, 'No forms selected', {

@@ -84,37 +84,34 @@ export function readState(staticData: IDataObject, scope: string): StoredState {
 	const result: StoredState = { reset: [], warnings: [] };
 	const raw = JSON.parse(JSON.stringify(staticData)) as IDataObject;
 	if (raw.scope !== scope) return result;
-	if (![1, 2, 3, STATE_VERSION].includes(raw.version as number) || !isObject(raw.forms)) {
-		result.warnings.push('the stored state did not fit: started afresh');
+	const fits = [1, 2, 3, STATE_VERSION].includes(raw.version as number) && isObject(raw.forms);
+	if (!fits || !isCount(raw.activatedAtMs)) {
+		const part = fits ? 'the activation time' : 'the stored state';
+		result.warnings.push(`${part} did not fit: started afresh`);
 		return result;
 	}
-	if (!isCount(raw.activatedAtMs)) {
-		result.warnings.push('the activation time did not fit: started afresh');
-		return result;
-	}
+	const migrating = raw.version !== STATE_VERSION;
+	const choice = migrating ? migrateChoice(raw) : readChoice(raw.choice);
+	const { rev, failures, emitSinceMs } = raw;
 	const state: TriggerState = {
 		version: STATE_VERSION,
 		scope,
-		rev: isCount(raw.rev) ? raw.rev : 0,
+		rev: 0,
 		activatedAtMs: raw.activatedAtMs,
 		forms: {},
 	};
-	if (isCount(raw.failures)) state.failures = raw.failures;
-	if (isCount(raw.emitSinceMs)) state.emitSinceMs = raw.emitSinceMs;
-	const choice = raw.version === STATE_VERSION ? readChoice(raw.choice) : migrateChoice(raw);
-	if (choice) state.choice = choice;
 	const misfits = {
-		'the poll count': raw.rev !== undefined && !isCount(raw.rev),
-		'the count of failed polls': raw.failures !== undefined && !isCount(raw.failures),
+		'the poll count': !takeCount(state, 'rev', rev),
+		'the count of failed polls': !takeCount(state, 'failures', failures),
 		// Forms listed later then start at the activation.
-		'the date to emit from': raw.emitSinceMs !== undefined && !isCount(raw.emitSinceMs),
+		'the date to emit from': !takeCount(state, 'emitSinceMs', emitSinceMs),
 		// No more existing responses are emitted.
 		'the choice of the newest responses': (raw.choice ?? raw.backfill) !== undefined && !choice,
 	};
 	for (const [part, misfit] of Object.entries(misfits))
 		if (misfit) result.warnings.push(`${part} in the stored state did not fit: it was reset`);
-	for (const [formId, stored] of Object.entries(raw.forms)) {
-		const migrating = raw.version !== STATE_VERSION;
+	if (choice) state.choice = choice;
+	for (const [formId, stored] of Object.entries(raw.forms as IDataObject)) {
 		// A form still choosing (versions 2 and 3) gets its cursor when the choice ends.
 		if (migrating && choice?.pending.includes(formId)) continue;
 		const cursor = migrating ? migrateCursor(stored) : readCursor(stored);
@@ -131,28 +128,26 @@ export function readState(staticData: IDataObject, scope: string): StoredState {
 	return result;
 }
 
+/** Sets an optional count when it fits; false when it is there and does not. */
+function takeCount<T extends object>(target: T, key: keyof T, value: unknown): boolean {
+	if (isCount(value)) Object.assign(target, { [key]: value });
+	return value === undefined || isCount(value);
+}
+
 function readCursor(value: unknown): FormCursor | undefined {
 	if (!isObject(value) || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since)))
 		return undefined;
-	const { seen, floor, failedPolls, listed, readAtRev, unlistedSinceMs } = value;
+	const { seen, floor, listed } = value;
 	if (!isObject(seen) || !Object.values(seen).every(isFiniteNumber)) return undefined;
 	const cursor: FormCursor = { since: value.since, seen: seen as Record<string, number> };
-	if (floor !== undefined) {
-		if (!isObject(floor) || !isFiniteNumber(floor.atMs) || typeof floor.id !== 'string')
-			return undefined;
-		cursor.floor = { atMs: floor.atMs, id: floor.id };
-	}
-	const counts = { failedPolls, readAtRev, unlistedSinceMs };
-	for (const [key, count] of Object.entries(counts)) {
-		if (count === undefined) continue;
-		if (!isCount(count)) return undefined;
-		cursor[key as keyof typeof counts] = count;
-	}
-	if (listed !== undefined) {
-		if (typeof listed !== 'string') return undefined;
-		cursor.listed = listed;
-	}
-	return cursor;
+	const floorFits = isObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string';
+	if (floorFits) cursor.floor = { atMs: floor.atMs as number, id: floor.id as string };
+	const counts = (['failedPolls', 'readAtRev', 'unlistedSinceMs'] as const).every((key) =>
+		takeCount(cursor, key, value[key]),
+	);
+	if (typeof listed === 'string') cursor.listed = listed;
+	const fits = (floor === undefined || floorFits) && (listed === undefined || typeof listed === 'string');
+	return counts && fits ? cursor : undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { formatResponse, type OutputMode } from '../shared/helpers/output';
 import type { FormResponse } from '../shared/transport/types';
-import { parseFormIds } from './formIds';
+import { parseFormIds } from '../shared/helpers/parameters';
 import { parseDelivery, responseWithForm } from './payload';
 import { registeredWebhooks, registrationOf, watchedForms } from './registration';
 import { checkSignature } from './signature';

@@ -21,7 +21,7 @@ import {
 	explainWebhookRefusal,
 	listWebhooks,
 } from '../shared/transport/webhooks';
-import { parseFormIds } from './formIds';
+import { parseFormIds } from '../shared/helpers/parameters';
 
 /** 32 random bytes, as hex: HMAC-SHA256 gains nothing from a longer key. */
 const SECRET_BYTES = 32;
