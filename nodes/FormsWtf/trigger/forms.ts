@@ -6,7 +6,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { formatResponse } from '../shared/helpers/output';
-import type { Listing, WatchedForm } from './listing';
+import type { WatchedForm } from './listing';
 import type { Version } from './read';
 import type { TriggerSettings } from './settings';
 import type { TriggerState } from './state';
@@ -34,15 +34,15 @@ export function listedAs(form: WatchedForm): string | undefined {
  */
 export function formsToRead(
 	state: TriggerState,
-	listing: Listing,
+	forms: WatchedForm[],
 	settings: TriggerSettings,
 ): WatchedForm[] {
-	if (settings.watch === 'form') return listing.forms;
+	if (settings.watch === 'form') return forms;
 	const lastRead = (form: WatchedForm) => state.forms[form.id]?.readAtRev ?? -1;
 	const waiting = new Set(state.choice?.done);
 	const changed: WatchedForm[] = [];
 	const unchanged: WatchedForm[] = [];
-	for (const form of listing.forms) {
+	for (const form of forms) {
 		if (waiting.has(form.id)) continue;
 		const cursor = state.forms[form.id];
 		const looksUnchanged =
@@ -55,7 +55,7 @@ export function formsToRead(
 	}
 	const byLastRead = (a: WatchedForm, b: WatchedForm) =>
 		lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
-	const sweep = Math.min(MAX_SWEEP_READS, Math.ceil(listing.forms.length / SWEEP_POLLS));
+	const sweep = Math.min(MAX_SWEEP_READS, Math.ceil(forms.length / SWEEP_POLLS));
 	const due = unchanged
 		.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS)
 		.sort(byLastRead);
@@ -63,18 +63,12 @@ export function formsToRead(
 }
 
 /** All Forms: a form missing from the list keeps its cursor for KEEP_UNLISTED_FORM_MS. */
-export function keepUnlistedForms(state: TriggerState, listing: Listing, nowMs: number): string[] {
-	const listed = new Set(listing.forms.map((form) => form.id));
-	const gone: string[] = [];
+export function keepUnlistedForms(state: TriggerState, listed: Set<string>, nowMs: number): void {
 	for (const [formId, cursor] of Object.entries(state.forms)) {
 		if (listed.has(formId)) delete cursor.unlistedSinceMs;
 		else if (cursor.unlistedSinceMs === undefined) cursor.unlistedSinceMs = nowMs;
-		else if (nowMs - cursor.unlistedSinceMs > KEEP_UNLISTED_FORM_MS) {
-			delete state.forms[formId];
-			gone.push(formId);
-		}
+		else if (nowMs - cursor.unlistedSinceMs > KEEP_UNLISTED_FORM_MS) delete state.forms[formId];
 	}
-	return gone;
 }
 
 /** An item of the output; with several forms it names its form. */

@@ -19,23 +19,13 @@ export interface WatchedForm {
 	unlisted?: boolean;
 }
 
-export interface Listing {
-	forms: WatchedForm[];
-	/** The service's clock when it answered the listing (its Date header). */
-	serviceNowMs?: number;
-	/** The n8n host's clock when the listing was asked for (One Form: when the poll began). */
-	askedAtMs: number;
-}
-
 export async function listWatchedForms(
 	settings: TriggerSettings,
 	client: FormsWtfClient,
 	deadlineMs?: number,
-): Promise<Listing> {
-	const askedAtMs = Date.now();
-	if (settings.watch === 'form') return { forms: [{ id: settings.formId as string }], askedAtMs };
-	const list = await listForms(client, { deadlineMs });
-	const forms = watchedForms(list.forms);
+): Promise<WatchedForm[]> {
+	if (settings.watch === 'form') return [{ id: settings.formId as string }];
+	const forms = watchedForms((await listForms(client, { deadlineMs })).forms);
 	// A listing we cannot read fails the poll: taken as "no forms", it would look like every form went away.
 	if (!forms)
 		throw errorForMalformedBody(
@@ -43,15 +33,11 @@ export async function listWatchedForms(
 			'the list of forms, { "forms": [ … ] }',
 			{},
 		);
-	const serviceNowMs = list.serviceTimeMs;
-	if (settings.watch === 'allForms') return { forms, serviceNowMs, askedAtMs };
+	if (settings.watch === 'allForms') return forms;
 	// Selected Forms: the listing tells which of them changed. One it lacks is read directly,
 	// since a listing may leave out a form that is still there.
 	const listed = new Map(forms.map((form) => [form.id, form]));
-	const selected = (settings.formIds ?? []).map(
-		(id): WatchedForm => listed.get(id) ?? { id, unlisted: true },
-	);
-	return { forms: selected, serviceNowMs, askedAtMs };
+	return (settings.formIds ?? []).map((id) => listed.get(id) ?? { id, unlisted: true });
 }
 
 /** The forms of a listing the trigger can watch, or undefined when not one of them has an id. */

@@ -9,7 +9,7 @@ import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
 import { formsToRead, keepUnlistedForms, listedAs, toItem } from './forms';
-import type { Listing, WatchedForm } from './listing';
+import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
@@ -38,37 +38,34 @@ export async function pollResponses(
 	// A client for each poll: an edited key or base URL is used from the next poll on.
 	const client = new FormsWtfClient(context, transport);
 	if (context.getMode() === 'manual') return await sampleNewest(context, settings, client);
-	const key = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
+	const node = context.getNode();
+	const key = `${context.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
 	const result = await unlessAlreadyPolling(key, 2 * budgetMs, async (stillCurrent) => {
 		const staticData = context.getWorkflowStaticData('node');
 		const stored = readState(staticData, scopeOf(settings));
 		for (const warning of stored.warnings) warn(context, warning);
-		const budget = new PollBudget(client, Date.now() + budgetMs * BUDGET_SHARE);
-		const commit = (next: TriggerState): boolean => {
-			if (!stillCurrent()) return false;
-			writeState(staticData, next);
-			return true;
-		};
-		let listing: Listing;
+		const startedAtMs = Date.now();
+		const budget = new PollBudget(client, startedAtMs + budgetMs * BUDGET_SHARE);
+		let forms: WatchedForm[];
 		try {
-			listing = await listWatchedForms(settings, client, budget.deadline);
+			forms = await listWatchedForms(settings, client, budget.deadline);
 		} catch (error) {
 			// The list of forms fails the whole poll: counted, and an error on the 5th.
 			const { state } = stored;
-			if (!state || !isTransientError(error)) throw asNodeError(context.getNode(), error);
+			if (!state || !isTransientError(error)) throw asNodeError(node, error);
 			const failures = (state.failures ?? 0) + 1;
-			if (!commit({ ...state, failures })) return null;
-			if (failures >= POLLS_BEFORE_ERROR) throw asNodeError(context.getNode(), error);
-			warn(
-				context,
-				`the list of forms could not be read (${failures} polls in a row): ${(error as Error).message}`,
-			);
+			if (!stillCurrent()) return null;
+			writeState(staticData, { ...state, failures });
+			if (failures >= POLLS_BEFORE_ERROR) throw asNodeError(node, error);
+			const why = (error as Error).message;
+			warn(context, `the list of forms could not be read (${failures} polls in a row): ${why}`);
 			return null;
 		}
-		const poll = new Poll(context, settings, budget, listing);
+		const poll = new Poll(context, settings, budget, forms, startedAtMs);
 		const next = await poll.run(stored);
-		if (!commit(next)) return null;
+		if (!stillCurrent()) return null;
+		writeState(staticData, next);
 		poll.report();
 		return poll.items();
 	});
@@ -91,7 +88,9 @@ class Poll {
 		private readonly context: IPollFunctions,
 		private readonly settings: TriggerSettings,
 		private readonly budget: PollBudget,
-		private readonly listing: Listing,
+		private readonly forms: WatchedForm[],
+		/** The n8n host's clock as the poll began: the moment when the service gives no Date. */
+		private readonly startedAtMs: number,
 	) {}
 
 	async run(stored: StoredState): Promise<TriggerState> {
@@ -117,11 +116,10 @@ class Poll {
 		this.next = { version: STATE_VERSION, scope, rev: 0, activatedAtMs: atMs, forms: {} };
 		if (onActivation.emit === 'since') this.next.emitSinceMs = onActivation.sinceMs;
 		const firstMs = this.next.emitSinceMs ?? atMs;
-		for (const form of this.listing.forms)
-			this.start(form, firstMs, atMs, onActivation.emit === 'newOnly');
+		for (const form of this.forms) this.start(form, firstMs, atMs, onActivation.emit === 'newOnly');
 		if (onActivation.emit !== 'newest') return;
 		// Every form, an empty one too: a response submitted as the list was read may be among them.
-		const ids = this.listing.forms.map((form) => form.id);
+		const ids = this.forms.map((form) => form.id);
 		this.next.choice = { count: onActivation.count, pending: ids, done: [], chosen: [] };
 	}
 
@@ -143,14 +141,10 @@ class Poll {
 	/** Later polls: forms that left the list or the selection let go, forms added or reset start now. */
 	private async follow(reset: string[]): Promise<void> {
 		const { choice, forms } = this.next;
-		const listed = new Set(this.listing.forms.map((form) => form.id));
+		const listed = new Set(this.forms.map((form) => form.id));
 		this.next.forms = { ...forms };
 		if (this.settings.watch === 'allForms')
-			keepUnlistedForms(
-				this.next,
-				this.listing,
-				this.listing.serviceNowMs ?? this.listing.askedAtMs,
-			);
+			keepUnlistedForms(this.next, listed, this.budget.client.firstAnswerAtMs ?? this.startedAtMs);
 		else
 			for (const formId of Object.keys(forms))
 				if (!listed.has(formId)) delete this.next.forms[formId];
@@ -160,7 +154,7 @@ class Poll {
 				if (!listed.has(formId)) leaveChoice(this.next.choice, formId);
 		}
 		// A form added to the selection, or reset, starts now: what exists then is existing.
-		for (const form of this.listing.forms) {
+		for (const form of this.forms) {
 			const added = this.settings.watch === 'selectedForms' && !this.next.forms[form.id];
 			if (!added && !reset.includes(form.id)) continue;
 			const nowMs = await this.clock();
@@ -170,7 +164,7 @@ class Poll {
 
 	private async readForms(only?: Set<string>): Promise<void> {
 		const notReached: WatchedForm[] = [];
-		for (const form of formsToRead(this.next, this.listing, this.settings)) {
+		for (const form of formsToRead(this.next, this.forms, this.settings)) {
 			if (only && !only.has(form.id)) continue;
 			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
 				notReached.push(form);
@@ -283,9 +277,9 @@ class Poll {
 		if (this.nowMs === undefined) {
 			// One Form has no list of forms to date the moment: one small read of its form does.
 			if (client.firstAnswerAtMs === undefined && this.settings.watch === 'form')
-				await this.budget.page(this.listing.forms[0].id, 0, undefined, 1);
+				await this.budget.page(this.forms[0].id, 0, undefined, 1);
 			// The poll's first answer, though it was a 429 waited out.
-			this.nowMs = client.firstAnswerAtMs ?? this.listing.askedAtMs;
+			this.nowMs = client.firstAnswerAtMs ?? this.startedAtMs;
 		}
 		return Math.floor(this.nowMs / 1000) * 1000;
 	}

@@ -146,7 +146,8 @@ function readCursor(value: unknown): FormCursor | undefined {
 		takeCount(cursor, key, value[key]),
 	);
 	if (typeof listed === 'string') cursor.listed = listed;
-	const fits = (floor === undefined || floorFits) && (listed === undefined || typeof listed === 'string');
+	const fits =
+		(floor === undefined || floorFits) && (listed === undefined || typeof listed === 'string');
 	return counts && fits ? cursor : undefined;
 }
 

@@ -20,7 +20,7 @@ export async function sampleNewest(
 	settings: TriggerSettings,
 	client: FormsWtfClient,
 ): Promise<INodeExecutionData[][]> {
-	const { forms } = await listWatchedForms(settings, client);
+	const forms = await listWatchedForms(settings, client);
 	const changedMs = (updatedAt?: string) => Date.parse(updatedAt ?? '') || 0;
 	const sampled = forms
 		.filter((form) => form.responseCount !== 0)
