@@ -5,8 +5,24 @@
  * over mid-choice. On the simulated service, black-box: what was emitted, what errors were
  * reported, what was asked.
  */
-import { aliveIds, drain, MINUTE, pollsAMinuteApart, setUp, timesEmitted } from './named';
+import {
+	aliveIds,
+	drain,
+	MINUTE,
+	pollsAMinuteApart,
+	settingsWith,
+	setUp,
+	timesEmitted,
+} from './named';
 import { MAX_NEWEST } from '../../nodes/FormsWtf/trigger/settings';
+import { check, formatViolations } from './oracle';
+import { runSchedule } from './run';
+import type { FaultKind } from '../sim/server';
+
+const RETRY_AFTER_1_S: FaultKind = {
+	kind: 'rateLimit',
+	retryAfter: { kind: 'seconds', seconds: 1 },
+};
 
 const HOUR = 60 * MINUTE;
 
@@ -130,6 +146,50 @@ describe('the moment of activation is the Date of the activation poll, also when
 			expect(late.map((id) => timesEmitted(driver.emitted, id))).toEqual([1, 1, 1]);
 			for (const id of existing) expect(timesEmitted(driver.emitted, id)).toBe(0);
 		});
+});
+
+describe('the newest N when the service sends no Date and the activation poll spans two seconds', () => {
+	// Without a Date header the moment is the n8n host's clock, and a 429 waited out on the first
+	// request makes the activation poll last into the next second: an update made in that poll
+	// may fall before or after the moment. Such a version may count either way; the newest N are
+	// the ones that surely existed, each once, and the response submitted during the poll is new.
+	it('the newest 20 of 120 in one millisecond, New Response, oldest first: an update made during the activation poll is required neither among the newest nor as new, and nothing comes twice', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				formCount: 2,
+				lookBackMinutes: 0,
+				updatedResponses: 'ignore',
+				order: 'oldestFirst',
+				pageCap: 100,
+				totalAbsent: true,
+				dateAbsent: true,
+				requestMs: 100,
+				startOffsetMs: 400,
+				seeded: [120, 0],
+				seedAgoMs: 30_000,
+				seedSpacingMs: 0,
+				newestCount: 20,
+			}),
+			steps: [
+				{ kind: 'fault', fault: RETRY_AFTER_1_S, times: 1, form: 0 },
+				{
+					kind: 'during',
+					afterRequests: 2,
+					event: { kind: 'submit', form: 0, count: 1, gapMs: 1 },
+				},
+				{ kind: 'during', afterRequests: 6, event: { kind: 'update', form: 0, pick: 0 } },
+				{ kind: 'churn', form: 1, edit: 'update', polls: 5, budget: 'default' },
+			],
+		});
+		expect(trace.polls[0].requests[0]).toMatchObject({ status: 429 });
+		const tags = trace.emitted.map((emitted) => emitted.tag);
+		const newest = Array.from({ length: 20 }, (_, k) => `r${String(101 + k).padStart(4, '0')}#1`);
+		expect(tags.filter((tag) => newest.includes(tag)).sort()).toEqual(newest);
+		expect(tags).toContain('r0121#1');
+		expect(new Set(tags).size).toBe(tags.length);
+		expect(formatViolations(check(trace))).toBe('');
+	});
 });
 
 describe('New Response: an update of an existing response is not a new response, while the newest N are chosen', () => {
