@@ -161,8 +161,8 @@ export function assumptionsOf(schedule: Schedule): Assumptions {
 }
 
 /**
- * The fifth assumption: what must be read together (a form's look-back window, one millisecond
- * of the existing responses or of a burst, the newest N) fits in what every poll of the schedule reads: 40
+ * The fifth assumption: what must be read together (a form's look-back window with what the steps
+ * add to it, one millisecond of the existing responses or of a burst, the newest N) fits in what every poll of the schedule reads: 40
  * pages, or as many as four fifths of its budget allows at the service's pace (two at least).
  */
 function fitsInAPoll(schedule: Schedule): boolean {
@@ -170,9 +170,12 @@ function fitsInAPoll(schedule: Schedule): boolean {
 	const requestMs = settings.requestMs ?? 1;
 	const spacingMs = settings.seedSpacingMs ?? 1_000;
 	const lookBackMs = settings.lookBackMinutes * 60_000;
+	const added = addedPerForm(steps);
 	const together = Math.max(
-		...settings.seeded.map((count) =>
-			spacingMs === 0 ? count : Math.min(count, Math.floor(lookBackMs / spacingMs) + 1),
+		...settings.seeded.map(
+			(count, form) =>
+				(spacingMs === 0 ? count : Math.min(count, Math.floor(lookBackMs / spacingMs) + 1)) +
+				(added[form] ?? 0),
 		),
 		settings.newestCount === undefined ? 0 : settings.newestCount * 1.1 + 10,
 		...steps.map((step) => {
@@ -186,6 +189,24 @@ function fitsInAPoll(schedule: Schedule): boolean {
 		(budget) =>
 			Math.min(40, Math.max(2, Math.floor((0.8 * BUDGET_MS[budget]) / requestMs))) >= pagesNeeded,
 	);
+}
+
+/**
+ * The responses each form gets from the schedule's steps, new ones and new versions, as if all
+ * were in one look-back window (the schedule's clock may move them out of it: an over-count).
+ */
+function addedPerForm(steps: Step[]): number[] {
+	const added: number[] = [];
+	for (const step of steps) {
+		const event = step.kind === 'during' ? step.event : step;
+		let count = 0;
+		if (event.kind === 'churn') count = event.edit === 'delete' ? 0 : event.polls;
+		else if ('count' in event) count = event.count;
+		else if (event.kind === 'update' || event.kind === 'submitGarbled') count = 1;
+		if ('form' in event && event.form !== undefined)
+			added[event.form] = (added[event.form] ?? 0) + count;
+	}
+	return added;
 }
 
 const formIndex = fc.nat({ max: 3 });

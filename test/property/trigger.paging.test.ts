@@ -6,8 +6,11 @@
  * oracle's check (drain), which judges by the same line.
  */
 import type { SimServer } from '../sim/server';
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { check, formatViolations } from './oracle';
 import type { Driver } from './run';
+import { runSchedule } from './run';
+import type { Schedule } from './schedule';
 
 /** Versions (`<id>#<n>`) emitted more than once. */
 function emittedTwice(driver: Driver): string[] {
@@ -130,6 +133,50 @@ describe('within the assumptions: every response once, nothing named', () => {
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, late)).toBe(1);
 	});
+});
+
+describe('a look-back window of two pages on a slow service', () => {
+	// 2 s a request; the window (2 minutes) holds 99 responses of one import and one more before
+	// every poll after the first: two pages of 100, three requests to prove them. A poll with time for that
+	// emits each new response in the next poll; one with time for two requests only is beyond
+	// the assumptions (the window does not fit in what a poll reads): nothing twice, nothing lost.
+	const schedule = (order: 'oldestFirst' | 'newestFirst', budget: '36s' | 'tiny'): Schedule => ({
+		settings: settingsWith({
+			version: 1,
+			requestMs: 2_000,
+			lookBackMinutes: 2,
+			order,
+			pageCap: 100,
+			startOffsetMs: 0,
+		}),
+		steps: [
+			{ kind: 'submit', form: 0, count: 99, gapMs: 1 },
+			{ kind: 'churn', form: 0, edit: 'submit', polls: 22, budget },
+		],
+	});
+
+	it.each(['oldestFirst', 'newestFirst'] as const)(
+		'%s, polls with time for 14 requests: every new response comes in the next poll, nothing named',
+		async (order) => {
+			const trace = await runSchedule(schedule(order, '36s'));
+			expect(trace.schedule.assumptions).toBe('within');
+			const late = trace.polls.slice(1, 22).map((poll) => poll.emitted.length);
+			expect(late).toEqual(Array(21).fill(1));
+			expect(formatViolations(check(trace))).toBe('');
+		},
+	);
+
+	it.each(['oldestFirst', 'newestFirst'] as const)(
+		'%s, polls with time for 2 requests: beyond the assumptions; every response comes once in the end',
+		async (order) => {
+			const trace = await runSchedule(schedule(order, 'tiny'));
+			expect(trace.schedule.assumptions).toBe('beyond');
+			const tags = trace.emitted.map((emitted) => emitted.tag);
+			expect(new Set(tags).size).toBe(tags.length);
+			expect(tags).toHaveLength(21);
+			expect(formatViolations(check(trace))).toBe('');
+		},
+	);
 });
 
 describe('within the assumptions: an edit between two pages of a read', () => {
