@@ -157,12 +157,15 @@ class WindowRead {
 			}
 			this.take(first.responses);
 			if (!first.hasMore) return true;
-			// What the oldest end proves moves `since` past it; the look-back window stays.
+			// What the oldest end proves moves `since` past it, the look-back window kept; worth a
+			// new first page only when that lets go of responses read.
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
-			const proven = await pages.provenBefore(first, take, (ms) => bound(ms) > this.sinceMs);
+			const letsGo = (ms: number) =>
+				bound(ms) > this.sinceMs && Object.values(this.seen).some((at) => at <= bound(ms));
+			const proven = await pages.provenBefore(first, take, letsGo);
 			if (proven?.wholeList) return true;
-			if (proven && bound(proven.beforeMs) > this.sinceMs) {
+			if (proven && letsGo(proven.beforeMs)) {
 				this.sinceMs = bound(proven.beforeMs);
 				continue;
 			}
