@@ -157,15 +157,12 @@ class WindowRead {
 			}
 			this.take(first.responses);
 			if (!first.hasMore) return true;
-			// What the oldest end proves moves `since` past it, the look-back window kept; worth a
-			// new first page only when that lets go of responses read.
+			// What the oldest end proves moves `since` past it; the look-back window stays.
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
-			const letsGo = (ms: number) =>
-				bound(ms) > this.sinceMs && Object.values(this.seen).some((at) => at <= bound(ms));
-			const proven = await pages.provenBefore(first, take, letsGo);
+			const proven = await pages.provenBefore(first, take, (ms) => bound(ms) > this.sinceMs);
 			if (proven?.wholeList) return true;
-			if (proven && letsGo(proven.beforeMs)) {
+			if (proven && bound(proven.beforeMs) > this.sinceMs) {
 				this.sinceMs = bound(proven.beforeMs);
 				continue;
 			}
