@@ -79,6 +79,26 @@ describe('within the assumptions: every response once, nothing named', () => {
 		await drain(driver);
 	});
 
+	it('Every Response Since a Date in the second of the activation, New Response: a response without a date in that second, updated later, is emitted once', async () => {
+		// Undated, it is judged by the latest moment it may have been submitted: the end of the
+		// second its read saw, which is not before the date.
+		const { server, driver } = setUp({
+			version: 2,
+			sinceAgoMs: 0,
+			startOffsetMs: 1,
+			updatedResponses: 'ignore',
+			lookBackMinutes: 0,
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'advance', ms: 5 });
+		server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
+		const [undated] = aliveIds(server);
+		expect((await driver.poll()).errors).toEqual([]);
+		server.apply({ kind: 'update', form: 0, pick: 0 });
+		await drain(driver);
+		expect(timesEmitted(driver.emitted, undated)).toBe(1);
+	});
+
 	it('a response whose submittedAt is null, returned on every poll, is emitted exactly once', async () => {
 		const { server, driver } = setUp({});
 		expect((await driver.poll()).errors).toEqual([]);

@@ -179,9 +179,12 @@ class WindowRead {
 			// A server that compares `since` coarsely returns responses the cursor has let go of.
 			if (dated !== undefined && dated < this.sinceMs) continue;
 			const atMs = dated ?? this.startedAtMs ?? Date.now();
+			// Undated, it may have been submitted up to the end of the second its read saw (the
+			// service's Date is whole seconds): a floor inside that second does not keep it out.
+			const latestMs = dated ?? atMs + (this.startedOnServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];
 			const isNew =
-				(floor === undefined || compareVersions({ atMs, id: response.id }, floor) >= 0) &&
+				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
 				(handled === undefined ||
 					(this.options.updatedResponses === 'emit' && dated !== undefined && atMs > handled));
 			if (handled === undefined || (dated !== undefined && atMs > handled))
