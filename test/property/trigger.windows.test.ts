@@ -140,6 +140,24 @@ describe('a look-back window of many pages that nothing leaves: the form is not 
 	});
 });
 
+describe('a look-back window of many pages that nothing leaves: what a poll costs', () => {
+	// Every poll reads the window whole (a response may show up late in it): its pages, the
+	// first page again, and the look at the list's oldest end that moves `since` to the window.
+	it.each([
+		['newestFirst', 1_500, 18],
+		['oldestFirst', 1_500, 17],
+		['newestFirst', 800, 11],
+	] as const)(
+		'%s, pages of 100: a window of %i responses costs each poll at most %i requests',
+		async (order, count, most) => {
+			const trace = await runSchedule(importThenPolls({ order }, count, 100, 'default', true));
+			const requests = trace.polls.slice(1, 8).map((poll) => poll.requests.length);
+			expect(Math.max(...requests)).toBeLessThanOrEqual(most);
+			expect(formatViolations(check(trace))).toBe('');
+		},
+	);
+});
+
 describe('a form whose look-back window holds many pages does not hold back the other forms', () => {
 	// form0 gets 1,500 responses in 150 s (a window of 15 pages, read in more than a poll's 40
 	// pages on a newest-first list); form1 gets one response before every poll. A read that

@@ -160,7 +160,11 @@ class WindowRead {
 			// What the oldest end proves moves `since` past it; the look-back window stays.
 			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
-			const proven = await pages.provenBefore(first, take, (ms) => bound(ms) > this.sinceMs);
+			// Once `since` is the window's start, nothing before it is left to prove: walk the window.
+			const proven =
+				this.sinceMs < lookBackFromMs
+					? await pages.provenBefore(first, take, (ms) => bound(ms) > this.sinceMs)
+					: undefined;
 			if (proven?.wholeList) return true;
 			if (proven && bound(proven.beforeMs) > this.sinceMs) {
 				this.sinceMs = bound(proven.beforeMs);
