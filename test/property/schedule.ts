@@ -183,7 +183,10 @@ function fitsInAPoll(schedule: Schedule): boolean {
 			return event.kind === 'burst' ? event.count : 0;
 		}),
 	);
-	const pagesNeeded = Math.ceil(together / settings.pageCap) + 1;
+	// A walk moves on a page less its overlap of 5; beyond one page, the look at the list's oldest
+	// end and the first page again cost two more.
+	const walked = 1 + Math.ceil(Math.max(0, together - settings.pageCap) / (settings.pageCap - 5));
+	const pagesNeeded = together <= settings.pageCap ? 2 : walked + 2;
 	const budgets = steps.flatMap((step) => ('budget' in step ? [step.budget] : []));
 	return budgets.every(
 		(budget) =>
