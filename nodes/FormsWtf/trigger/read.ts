@@ -133,6 +133,8 @@ class WindowRead {
 	private readonly found = new Map<string, Version>();
 	private startedAtMs?: number;
 	private startedOnServiceClock = false;
+	/** The pages being read: the clock of their last answer dates an undated response. */
+	private pages?: FormPages;
 
 	constructor(
 		private readonly budget: PollBudget,
@@ -150,6 +152,7 @@ class WindowRead {
 		for (;;) {
 			if (!this.budget.mayRead()) return false;
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
+			this.pages = pages;
 			const first = await pages.at(0);
 			if (this.startedAtMs === undefined) {
 				this.startedAtMs = pages.startedAtMs;
@@ -182,10 +185,11 @@ class WindowRead {
 			const dated = submittedAtMs(response);
 			// A server that compares `since` coarsely returns responses the cursor has let go of.
 			if (dated !== undefined && dated < this.sinceMs) continue;
-			const atMs = dated ?? this.startedAtMs ?? Date.now();
-			// Undated, it may have been submitted up to the end of the second its read saw (the
-			// service's Date is whole seconds): a floor inside that second does not keep it out.
-			const latestMs = dated ?? atMs + (this.startedOnServiceClock ? 999 : 0);
+			// Undated: dated by the answer that showed it (so that `seen` keeps it while a read may
+			// return it), and judged by the latest moment it may have been submitted, the end of
+			// that answer's second: a floor inside that second does not keep it out.
+			const atMs = dated ?? this.pages?.answeredAtMs ?? Date.now();
+			const latestMs = dated ?? atMs + (this.pages?.answeredOnServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];
 			const isNew =
 				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
@@ -212,8 +216,8 @@ class WindowRead {
 			this.sinceMs = Math.max(this.sinceMs, trailing);
 		}
 		// Forgotten only now: a version read later in this read must still find the one before.
-		// An undated response is kept by the read's clock, a whole second, as a coarse server
-		// returns it. New Response (Ignore) keeps a window more: an update within the window of the
+		// An undated response is kept by the clock of the answer that showed it, a whole second, as
+		// a coarse server returns it. New Response (Ignore) keeps a window more: an update within the window of the
 		// version before it is still known when it is read.
 		const { lookBackMs, updatedResponses } = this.options;
 		const keepMs = this.sinceMs - (updatedResponses === 'ignore' ? lookBackMs : 0);

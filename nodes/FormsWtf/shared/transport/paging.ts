@@ -390,6 +390,9 @@ export class FormPages {
 	startedAtMs?: number;
 	/** Whether `startedAtMs` is the service's own clock. */
 	startedOnServiceClock = false;
+	/** The clock of the last answer: its Date (whole seconds), or the n8n host's just after it. */
+	answeredAtMs?: number;
+	answeredOnServiceClock = false;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
 	private passFirst?: FetchedPage;
 	private passNewestMs = -Infinity;
@@ -404,6 +407,8 @@ export class FormPages {
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
 		const askedAtMs = Date.now();
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
+		this.answeredAtMs = page.serviceTimeMs ?? Date.now();
+		this.answeredOnServiceClock = page.serviceTimeMs !== undefined;
 		if (this.startedAtMs === undefined) {
 			this.startedAtMs = page.serviceTimeMs ?? askedAtMs;
 			this.startedOnServiceClock = page.serviceTimeMs !== undefined;
