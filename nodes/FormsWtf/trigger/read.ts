@@ -185,9 +185,10 @@ class WindowRead {
 			const dated = submittedAtMs(response);
 			// A server that compares `since` coarsely returns responses the cursor has let go of.
 			if (dated !== undefined && dated < this.sinceMs) continue;
-			// Undated: dated by the answer that showed it (so that `seen` keeps it while a read may
-			// return it), and judged by the latest moment it may have been submitted, the end of
-			// that answer's second: a floor inside that second does not keep it out.
+			// Undated: dated by the page that showed it, not later than it was served (so that `seen`
+			// keeps it while a read may return it, and an update after is newer), and judged by the
+			// latest moment it may have been submitted, the end of that page's second: a floor inside
+			// that second does not keep it out.
 			const atMs = dated ?? this.pages?.answeredAtMs ?? Date.now();
 			const latestMs = dated ?? atMs + (this.pages?.answeredOnServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];

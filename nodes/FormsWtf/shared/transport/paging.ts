@@ -390,7 +390,10 @@ export class FormPages {
 	startedAtMs?: number;
 	/** Whether `startedAtMs` is the service's own clock. */
 	startedOnServiceClock = false;
-	/** The clock of the last answer: its Date (whole seconds), or the n8n host's just after it. */
+	/**
+	 * The clock of the last page: its Date (whole seconds, its start), or the n8n host's when it
+	 * was asked for. Not later than the page was served: a response's update after that is newer.
+	 */
 	answeredAtMs?: number;
 	answeredOnServiceClock = false;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
@@ -407,7 +410,7 @@ export class FormPages {
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
 		const askedAtMs = Date.now();
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
-		this.answeredAtMs = page.serviceTimeMs ?? Date.now();
+		this.answeredAtMs = page.serviceTimeMs ?? askedAtMs;
 		this.answeredOnServiceClock = page.serviceTimeMs !== undefined;
 		if (this.startedAtMs === undefined) {
 			this.startedAtMs = page.serviceTimeMs ?? askedAtMs;
