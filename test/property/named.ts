@@ -94,6 +94,11 @@ export function aliveIds(server: SimServer, formId = 'form0'): string[] {
 		.map((r) => r.id);
 }
 
+/** The last response submitted to a form that is still there. */
+export function newestId(server: SimServer, formId = 'form0'): string {
+	return aliveIds(server, formId).at(-1) as string;
+}
+
 export function timesEmitted(emitted: Emitted[], id: string): number {
 	return emitted.filter((e) => e.id === id).length;
 }

@@ -161,9 +161,10 @@ export function assumptionsOf(schedule: Schedule): Assumptions {
 }
 
 /**
- * The fifth assumption: what must be read together (a form's look-back window with what the steps
- * add to it, one millisecond of the existing responses or of a burst, the newest N) fits in what every poll of the schedule reads: 40
- * pages, or as many as four fifths of its budget allows at the service's pace (two at least).
+ * The fifth assumption: what must be read together (a form's look-back window with what the
+ * steps add to it, one millisecond of the existing responses or of a burst, the newest N) fits
+ * in what every poll of the schedule reads: 40 pages, or as many as four fifths of its budget
+ * allows at the service's pace (two at least).
  */
 function fitsInAPoll(schedule: Schedule): boolean {
 	const { settings, steps } = schedule;

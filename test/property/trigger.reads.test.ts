@@ -5,15 +5,10 @@
  * the promise asks (docs/trigger-promise.md) and ends with the oracle.
  */
 import type { SimServer } from '../sim/server';
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, drain, editByIds, MINUTE, newestId, setUp, timesEmitted } from './named';
 import type { Driver } from './run';
 import { VIRTUAL_EPOCH_MS } from './run';
 import type { FuzzSettings } from './schedule';
-
-/** The last response of form0 (the one just submitted). */
-function newest(server: SimServer): string {
-	return aliveIds(server).at(-1) as string;
-}
 
 /** The versions of a response emitted, in order. */
 function tagsOf(driver: Driver, id: string): string[] {
@@ -25,11 +20,6 @@ function expectTheUpdate(driver: Driver, id: string): void {
 	const tags = tagsOf(driver, id);
 	expect(tags).toContain(`${id}#2`);
 	expect(new Set(tags).size).toBe(tags.length);
-}
-
-/** The respondent of `id` (form0) updates it now. */
-function update(server: SimServer, id: string): void {
-	server.apply({ kind: 'update', form: 0, pick: aliveIds(server).indexOf(id) });
 }
 
 /**
@@ -44,7 +34,7 @@ async function undatedRead(
 	expect((await driver.poll()).errors).toEqual([]);
 	server.apply({ kind: 'advance', ms: 5_000 });
 	server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
-	const undated = newest(server);
+	const undated = newestId(server);
 	const read = await driver.poll();
 	expect(read.errors).toEqual([]);
 	expect(timesEmitted(read.emitted, undated)).toBe(1);
@@ -58,7 +48,7 @@ describe('New or Updated Response, no Date header: a response without a date, th
 		// The poll's last request served it; the clock now is the end of that answer.
 		const lastRequest = driver.polls.at(-1)?.requests.at(-1);
 		expect(lastRequest?.ids).toEqual([undated]);
-		update(server, undated);
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expectTheUpdate(driver, undated);
 	});
@@ -67,7 +57,7 @@ describe('New or Updated Response, no Date header: a response without a date, th
 		const { server, driver, undated } = await undatedRead({ dateAbsent: true, requestMs: 100 });
 		// The service served the page 100 ms ago; the respondent updated 50 ms after that.
 		server.apply({ kind: 'advance', ms: -50 });
-		update(server, undated);
+		editByIds(server, 'update', [undated]);
 		server.apply({ kind: 'advance', ms: 50 });
 		server.apply({ kind: 'advance', ms: MINUTE });
 		await drain(driver);
@@ -88,8 +78,8 @@ describe('New or Updated Response, no Date header: a response without a date, th
 		server.apply({ kind: 'submit', form: 0, count: 150, gapMs: 1 });
 		server.apply({ kind: 'advance', ms: 1 });
 		server.apply({ kind: 'submitGarbled', form: 0, garble: 'missing' });
-		const undated = newest(server);
-		server.arm(2, (s) => update(s, undated));
+		const undated = newestId(server);
+		server.arm(2, (s) => editByIds(s, 'update', [undated]));
 		const read = await driver.poll();
 		expect(read.errors).toEqual([]);
 		expect(read.requests[0].ids?.[0]).toBe(undated);
@@ -100,7 +90,7 @@ describe('New or Updated Response, no Date header: a response without a date, th
 
 	it("with the service's Date header, updated a millisecond after its page: the update comes", async () => {
 		const { server, driver, undated } = await undatedRead({});
-		update(server, undated);
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expectTheUpdate(driver, undated);
 	});
@@ -110,7 +100,7 @@ describe('New or Updated Response, no Date header: a response without a date, th
 			dateAbsent: true,
 			updatedResponses: 'ignore',
 		});
-		update(server, undated);
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expect(tagsOf(driver, undated)).toEqual([`${undated}#1`]);
 	});

@@ -4,18 +4,13 @@
  * showed the response. Each story states what the promise asks and ends with the oracle.
  */
 import type { SimServer } from '../sim/server';
-import { aliveIds, drain, MINUTE, setUp, timesEmitted } from './named';
+import { aliveIds, drain, editByIds, MINUTE, newestId, setUp, timesEmitted } from './named';
 import type { PollRecord } from './run';
 import { VIRTUAL_EPOCH_MS } from './run';
 
 /** Moves the service's clock on to `ms` after the virtual epoch (a whole second). */
 function clockTo(server: SimServer, ms: number): void {
 	server.apply({ kind: 'advance', ms: VIRTUAL_EPOCH_MS + ms - server.now });
-}
-
-/** The last response of form0 (the one just submitted). */
-function newest(server: SimServer): string {
-	return aliveIds(server).at(-1) as string;
 }
 
 function served(poll: PollRecord, id: string): number[] {
@@ -50,7 +45,7 @@ async function undatedInASlowRead(
 	server.arm(submittedBefore, { kind: 'submitGarbled', form: 0, garble: 'null' });
 	const read = await driver.poll();
 	expect(read.errors).toEqual([]);
-	return { ...setup, undated: newest(server), read };
+	return { ...setup, undated: newestId(server), read };
 }
 
 describe('a response without a date, seen by a read that began in an earlier second', () => {
@@ -122,7 +117,7 @@ describe('Every Response Since a Date still to come, New Response: a response wi
 		);
 		expect(served(read, undated).length).toBeGreaterThan(0);
 		server.apply({ kind: 'advance', ms: MINUTE });
-		server.apply({ kind: 'update', form: 0, pick: aliveIds(server).indexOf(undated) });
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, undated)).toBe(1);
 	});
@@ -142,7 +137,7 @@ describe('Every Response Since a Date still to come, New Response: a response wi
 		);
 		expect(served(read, undated).length).toBeGreaterThan(0);
 		server.apply({ kind: 'advance', ms: MINUTE });
-		server.apply({ kind: 'update', form: 0, pick: aliveIds(server).indexOf(undated) });
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, undated)).toBe(1);
 	});
@@ -155,7 +150,7 @@ describe('Every Response Since a Date still to come, New Response: a response wi
 		expect(served(read, undated).length).toBeGreaterThan(0);
 		expect(timesEmitted(read.emitted, undated)).toBe(1);
 		server.apply({ kind: 'advance', ms: MINUTE });
-		server.apply({ kind: 'update', form: 0, pick: aliveIds(server).indexOf(undated) });
+		editByIds(server, 'update', [undated]);
 		await drain(driver);
 		expect(timesEmitted(driver.emitted, undated)).toBe(1);
 	});
@@ -174,7 +169,7 @@ describe('responses without a date that the promise lets the trigger emit once, 
 		server.apply({ kind: 'advance', ms: -5 * MINUTE });
 		server.apply({ kind: 'submitGarbled', form: 0, garble: 'missing' });
 		server.apply({ kind: 'advance', ms: 5 * MINUTE });
-		const undated = newest(server);
+		const undated = newestId(server);
 		const activation = await driver.poll();
 		expect(activation.errors).toEqual([]);
 		expect(timesEmitted(activation.emitted, undated)).toBe(1);
@@ -198,7 +193,7 @@ describe('responses without a date that the promise lets the trigger emit once, 
 			expect((await driver.poll()).errors).toEqual([]);
 			server.apply({ kind: 'advance', ms: 5 });
 			server.apply({ kind: 'submitGarbled', form: 0, garble: 'notADate' });
-			const undated = newest(server);
+			const undated = newestId(server);
 			expect(timesEmitted((await driver.poll()).emitted, undated)).toBe(1);
 			server.apply({ kind: 'advance', ms: afterMs });
 			server.apply({ kind: 'update', form: 0, pick: 0 });
@@ -215,7 +210,7 @@ describe('responses without a date that the promise lets the trigger emit once, 
 		expect((await driver.poll()).errors).toEqual([]);
 		server.apply({ kind: 'advance', ms: 5 });
 		server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
-		const undated = newest(server);
+		const undated = newestId(server);
 		expect(timesEmitted((await driver.poll()).emitted, undated)).toBe(1);
 		server.apply({ kind: 'update', form: 0, pick: 0 });
 		await drain(driver);
@@ -238,7 +233,7 @@ describe('responses without a date that the promise lets the trigger emit once, 
 		const undated = aliveIds(server).filter((id) => !dated.includes(id));
 		server.apply({ kind: 'advance', ms: 1_000 });
 		server.apply({ kind: 'submit', form: 0, count: 1 });
-		const newestDated = newest(server);
+		const newestDated = newestId(server);
 		server.apply({ kind: 'advance', ms: 2_000 });
 		await drain(driver);
 		for (const id of [...undated, newestDated]) expect(timesEmitted(driver.emitted, id)).toBe(1);

@@ -13,8 +13,8 @@ import { settingsWith } from './named';
 
 const MINUTE = 60_000;
 
-/** `polls` polls a minute apart, each with `budget`, and what happens before each. */
-function pollsAMinuteApart(polls: number, budget: Budget, before: Step[] = []): Step[] {
+/** The steps of `polls` polls a minute apart, each with `budget`, and what happens before each. */
+function stepsAMinuteApart(polls: number, budget: Budget, before: Step[] = []): Step[] {
 	return Array.from({ length: polls }, () => [
 		...before,
 		{ kind: 'poll' as const, budget },
@@ -41,7 +41,7 @@ function importThenPolls(
 			{ kind: 'poll', budget },
 			{ kind: 'advance', ms: 2_000 },
 			{ kind: 'submit', form: 0, count, gapMs },
-			...pollsAMinuteApart(14, budget, trickle ? [submitOne] : []),
+			...stepsAMinuteApart(14, budget, trickle ? [submitOne] : []),
 		],
 	};
 }
@@ -97,7 +97,7 @@ describe('a look-back window of many pages that nothing leaves: the form is not 
 				seedAgoMs: 1_000,
 				seedSpacingMs: 100,
 			}),
-			steps: pollsAMinuteApart(14, 'default'),
+			steps: stepsAMinuteApart(14, 'default'),
 		};
 		const trace = await runSchedule(schedule);
 		expect(trace.schedule.assumptions).toBe('within');
@@ -184,7 +184,7 @@ describe('a form whose look-back window holds many pages does not hold back the 
 				{ kind: 'poll', budget },
 				{ kind: 'advance', ms: 2_000 },
 				{ kind: 'submit', form: 0, count, gapMs: 100 },
-				...pollsAMinuteApart(20, budget, [submitToForm1]),
+				...stepsAMinuteApart(20, budget, [submitToForm1]),
 			],
 		};
 	};
@@ -242,7 +242,7 @@ describe('look-back windows of many pages that still fit: nothing named, nothing
 			{ kind: 'during', afterRequests: 24, event: { kind: 'delete', form: 0, pick: 5 } },
 		];
 		const schedule = importThenPolls({ order: 'newestFirst' }, 1_300, 100, 'default');
-		schedule.steps = [...schedule.steps.slice(0, 3), ...pollsAMinuteApart(14, 'default', edits)];
+		schedule.steps = [...schedule.steps.slice(0, 3), ...stepsAMinuteApart(14, 'default', edits)];
 		const trace = await runSchedule(schedule);
 		expect(trace.schedule.assumptions).toBe('within');
 		expect(naming(trace)).toEqual([]);

@@ -144,7 +144,7 @@ class Poll {
 		const listed = new Set(this.forms.map((form) => form.id));
 		this.next.forms = { ...forms };
 		if (this.settings.watch === 'allForms')
-			keepUnlistedForms(this.next, listed, this.budget.client.firstAnswerAtMs ?? this.startedAtMs);
+			keepUnlistedForms(this.next, listed, this.serviceNowMs());
 		else
 			for (const formId of Object.keys(forms))
 				if (!listed.has(formId)) delete this.next.forms[formId];
@@ -278,10 +278,14 @@ class Poll {
 			// One Form has no list of forms to date the moment: one small read of its form does.
 			if (client.firstAnswerAtMs === undefined && this.settings.watch === 'form')
 				await this.budget.page(this.forms[0].id, 0, undefined, 1);
-			// The poll's first answer, though it was a 429 waited out.
-			this.nowMs = client.firstAnswerAtMs ?? this.startedAtMs;
+			this.nowMs = this.serviceNowMs();
 		}
 		return Math.floor(this.nowMs / 1000) * 1000;
+	}
+
+	/** The poll's first answer's Date, though it was a 429 waited out (the host's clock without one). */
+	private serviceNowMs(): number {
+		return this.budget.client.firstAnswerAtMs ?? this.startedAtMs;
 	}
 
 	/**

@@ -17,7 +17,7 @@ import {
 	MAX_PAGE_SIZE,
 	submittedAtMs,
 } from '../shared/transport/paging';
-import type { PageSource } from '../shared/transport/paging';
+import type { PageClock, PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Floor, FormCursor } from './state';
 
@@ -131,9 +131,9 @@ class WindowRead {
 	private sinceMs: number;
 	private readonly seen: Record<string, number>;
 	private readonly found = new Map<string, Version>();
-	private startedAtMs?: number;
-	private startedOnServiceClock = false;
-	/** The pages being read: the clock of their last answer dates an undated response. */
+	/** The clock of the read's first page: the look-back window is measured from it. */
+	private started?: PageClock;
+	/** The pages being read: the clock of their last page dates an undated response. */
 	private pages?: FormPages;
 
 	constructor(
@@ -154,14 +154,11 @@ class WindowRead {
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
 			this.pages = pages;
 			const first = await pages.at(0);
-			if (this.startedAtMs === undefined) {
-				this.startedAtMs = pages.startedAtMs;
-				this.startedOnServiceClock = pages.startedOnServiceClock;
-			}
+			this.started ??= pages.started;
 			this.take(first.responses);
 			if (!first.hasMore) return true;
 			// What the oldest end proves moves `since` past it; the look-back window stays.
-			const lookBackFromMs = (this.startedAtMs ?? 0) - this.options.lookBackMs - 1;
+			const lookBackFromMs = (this.started?.atMs ?? 0) - this.options.lookBackMs - 1;
 			const bound = (ms: number) => Math.min(ms - 1, lookBackFromMs);
 			// Once `since` is the window's start, nothing before it is left to prove: walk the window.
 			const proven =
@@ -189,8 +186,9 @@ class WindowRead {
 			// keeps it while a read may return it, and an update after is newer), and judged by the
 			// latest moment it may have been submitted, the end of that page's second: a floor inside
 			// that second does not keep it out.
-			const atMs = dated ?? this.pages?.answeredAtMs ?? Date.now();
-			const latestMs = dated ?? atMs + (this.pages?.answeredOnServiceClock ? 999 : 0);
+			const clock = this.pages?.answered;
+			const atMs = dated ?? clock?.atMs ?? Date.now();
+			const latestMs = dated ?? atMs + (clock?.onServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];
 			const isNew =
 				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
@@ -211,15 +209,15 @@ class WindowRead {
 			// after its timestamp is still found. On the n8n host's clock (no Date header) also the
 			// newest response read, which is on the service's.
 			const newest = Object.values(this.seen).reduce((a, b) => Math.max(a, b), this.sinceMs);
-			const started = this.startedAtMs ?? newest;
-			const from = this.startedOnServiceClock ? started : Math.min(newest, started);
+			const started = this.started?.atMs ?? newest;
+			const from = this.started?.onServiceClock ? started : Math.min(newest, started);
 			const trailing = from - this.options.lookBackMs - 1;
 			this.sinceMs = Math.max(this.sinceMs, trailing);
 		}
 		// Forgotten only now: a version read later in this read must still find the one before.
-		// An undated response is kept by the clock of the answer that showed it, a whole second, as
-		// a coarse server returns it. New Response (Ignore) keeps a window more: an update within the window of the
-		// version before it is still known when it is read.
+		// An undated response is kept by the clock of the page that showed it, a whole second, as a
+		// coarse server returns it. New Response (Ignore) keeps a window more: an update within the
+		// window of the version before it is still known when it is read.
 		const { lookBackMs, updatedResponses } = this.options;
 		const keepMs = this.sinceMs - (updatedResponses === 'ignore' ? lookBackMs : 0);
 		const keepFromMs = Math.floor(keepMs / 1000) * 1000;

@@ -385,17 +385,17 @@ export const MIN_PROVING_PAGE = 10;
 const WALK_PASSES = 3;
 
 /** Pages of one form's list, from one `since`, with the proofs each answer carries. */
+/** A page's clock: its Date (whole seconds, their start), or the n8n host's when it was asked for. */
+export interface PageClock {
+	atMs: number;
+	onServiceClock: boolean;
+}
+
 export class FormPages {
-	/** The service's clock at the first answer (the n8n host's when it sends no Date header). */
-	startedAtMs?: number;
-	/** Whether `startedAtMs` is the service's own clock. */
-	startedOnServiceClock = false;
-	/**
-	 * The clock of the last page: its Date (whole seconds, its start), or the n8n host's when it
-	 * was asked for. Not later than the page was served: a response's update after that is newer.
-	 */
-	answeredAtMs?: number;
-	answeredOnServiceClock = false;
+	/** The clock of the first page: the service's Date at the first answer, or the host's. */
+	started?: PageClock;
+	/** The clock of the last page: not later than it was served, so an update after it is newer. */
+	answered?: PageClock;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
 	private passFirst?: FetchedPage;
 	private passNewestMs = -Infinity;
@@ -410,12 +410,9 @@ export class FormPages {
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
 		const askedAtMs = Date.now();
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
-		this.answeredAtMs = page.serviceTimeMs ?? askedAtMs;
-		this.answeredOnServiceClock = page.serviceTimeMs !== undefined;
-		if (this.startedAtMs === undefined) {
-			this.startedAtMs = page.serviceTimeMs ?? askedAtMs;
-			this.startedOnServiceClock = page.serviceTimeMs !== undefined;
-		}
+		const onServiceClock = page.serviceTimeMs !== undefined;
+		this.answered = { atMs: page.serviceTimeMs ?? askedAtMs, onServiceClock };
+		this.started ??= this.answered;
 		return page;
 	}
 
