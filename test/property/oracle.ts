@@ -771,10 +771,11 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			// emitted once (P3). A form selected later is judged from the poll that first saw it.
 			continue;
 		} else if (sinceMs !== undefined) {
-			if (version.atMs < sinceMs && shownAt(response, activation.startMs) === version)
+			// Every response submitted at or after the date, existing or not: none before it.
+			if (version.atMs < sinceMs)
 				add(
 					'P2c',
-					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)} and shown before activation`,
+					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)}`,
 				);
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
 			// The newest N: an existing version is one of the chosen (a new version of a chosen

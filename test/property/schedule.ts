@@ -44,7 +44,7 @@ export interface FuzzSettings {
 	version: 1 | 2;
 	/**
 	 * Version 2, On Activation, Emit = every response since a date: the date lies this long
-	 * before the virtual clock's start (undefined: only new responses).
+	 * before the virtual clock's start (negative: after it; undefined: only new responses).
 	 */
 	sinceAgoMs?: number;
 	/**
@@ -415,9 +415,22 @@ const settingsRecordOf = (assumptions: Assumptions) =>
 		selected: fc.uniqueArray(fc.nat({ max: 3 }), { minLength: 1, maxLength: 3 }),
 		selectMissing: fc.boolean(),
 		version: fc.constantFrom<1 | 2>(1, 2),
-		// Between the existing responses (1 s apart, the newest seedAgoMs ago), and before them all.
+		// Between the existing responses (1 s apart, the newest seedAgoMs ago), before them all, and
+		// in the future (responses wait for it).
 		sinceAgoMs: fc.option(
-			fc.constantFrom(0, 1, 999, 1_500, 4_000, 3_600_000 + 2_000, 7 * 24 * 3_600_000),
+			fc.constantFrom(
+				0,
+				1,
+				999,
+				1_500,
+				4_000,
+				3_600_000 + 2_000,
+				7 * 24 * 3_600_000,
+				-1,
+				-1_500,
+				-90_000,
+				-600_000,
+			),
 			{ nil: undefined },
 		),
 		// Small windows more often: a loss shows when a response falls out of the window unread.
@@ -532,7 +545,7 @@ export function formatSettings(s: FuzzSettings): string {
 				: `Selected Forms ${JSON.stringify(selectedFormIds(s))} (of ${s.formCount})`;
 	const start =
 		s.sinceAgoMs !== undefined
-			? `every response since ${s.sinceAgoMs} ms before the start`
+			? `every response since ${Math.abs(s.sinceAgoMs)} ms ${s.sinceAgoMs < 0 ? 'after' : 'before'} the start`
 			: s.newestCount !== undefined
 				? `the newest ${s.newestCount} existing responses`
 				: 'only new';

@@ -16,7 +16,7 @@ import {
 } from './named';
 import { MAX_NEWEST } from '../../nodes/FormsWtf/trigger/settings';
 import { check, formatViolations } from './oracle';
-import { runSchedule } from './run';
+import { emitSinceMs, runSchedule } from './run';
 import type { FaultKind } from '../sim/server';
 
 const RETRY_AFTER_1_S: FaultKind = {
@@ -318,4 +318,33 @@ describe('All Forms: a read the poll cut before it proved anything keeps its tur
 		expect(readOf(next)[0]).toBe('form0');
 		await drain(driver);
 	});
+});
+
+describe('Every Response Since a Date in the future', () => {
+	for (const order of ['oldestFirst', 'newestFirst'] as const)
+		it(`${order}, pages of 100: responses submitted before the date are held back, every one from it on comes once, an update after it too`, async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				order,
+				pageCap: 100,
+				sinceAgoMs: -30 * MINUTE,
+			});
+			server.seed(0, 20, HOUR, 1_000);
+			const submit = () => server.apply({ kind: 'submit', form: 0, count: 3, gapMs: 1_000 });
+			// Three responses a minute for an hour: the first half before the date, the rest after.
+			const errors = (await pollsAMinuteApart(driver, 60, submit)).flat();
+			expect(errors).toEqual([]);
+			const dateMs = emitSinceMs(driver.settings) as number;
+			const submittedMs = (id: string) =>
+				server.responses.find((r) => r.id === id)?.versions.at(-1)?.atMs ?? NaN;
+			const fromDate = aliveIds(server).filter((id) => submittedMs(id) >= dateMs);
+			const beforeDate = aliveIds(server).filter((id) => submittedMs(id) < dateMs);
+			expect(fromDate.length).toBeGreaterThan(80);
+			expect(beforeDate.filter((id) => timesEmitted(driver.emitted, id) > 0)).toEqual([]);
+			// An update after the date of a response submitted before it: a version from the date on.
+			server.apply({ kind: 'update', form: 0, pick: 0 });
+			await drain(driver);
+			expect(fromDate.filter((id) => timesEmitted(driver.emitted, id) !== 1)).toEqual([]);
+			expect(timesEmitted(driver.emitted, aliveIds(server)[0])).toBe(1);
+		});
 });
