@@ -454,10 +454,15 @@ const settingsRecordOf = (assumptions: Assumptions) =>
 				: fc.constantFrom(1, 2, 3, 5, 7, 50, 99),
 		totalAbsent: fc.boolean(),
 		startOffsetMs: fc.integer({ min: 0, max: 999 }),
-		// Now and then more than a page of 100.
+		// Now and then more than a page of 100; rarely a window of many pages (up to 901 of these
+		// 1,200 fit in a window of 15 minutes at 1 s apart, all of them in a burst).
 		seeded: fc.array(
 			assumptions === 'within'
-				? fc.oneof({ arbitrary: fc.nat({ max: 15 }), weight: 4 }, fc.constantFrom(120, 260))
+				? fc.oneof(
+						{ arbitrary: fc.nat({ max: 15 }), weight: 16 },
+						{ arbitrary: fc.constantFrom(120, 260), weight: 4 },
+						{ arbitrary: fc.constant(1_200), weight: 1 },
+					)
 				: fc.nat({ max: 15 }),
 			{ minLength: 4, maxLength: 4 },
 		),
