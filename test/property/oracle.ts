@@ -663,7 +663,8 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 			return (
 				firstPoll !== undefined &&
 				shownFrom > firstPoll.endMs &&
-				v.atMs >= activationFacts(firstPoll).momentMs
+				v.atMs >= activationFacts(firstPoll).momentMs &&
+				(sinceMs === undefined || v.atMs >= sinceMs)
 			);
 		}
 		if (sinceMs !== undefined) return v.atMs >= sinceMs;
@@ -766,17 +767,21 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 				'P2c',
 				`emitted ${describe(e)} of ${response.formId} as ${e.formId}, which is not watched`,
 			);
-		} else if (!usable(e.submittedAt) || !watchedThroughout(response.formId)) {
+		} else if (!usable(e.submittedAt)) {
 			// Without a date the trigger cannot tell an existing response from a new one: it is
-			// emitted once (P3). A form selected later is judged from the poll that first saw it.
+			// emitted once (P3).
 			continue;
 		} else if (sinceMs !== undefined) {
-			// Every response submitted at or after the date, existing or not: none before it.
+			// Every response submitted at or after the date, existing or not: none before it, of a
+			// form watched from the start or later.
 			if (version.atMs < sinceMs)
 				add(
 					'P2c',
 					`emitted ${describe(e)}, submitted ${iso(version.atMs)} before the date ${iso(sinceMs)}`,
 				);
+		} else if (!watchedThroughout(response.formId)) {
+			// A form selected later is judged from the poll that first saw it.
+			continue;
 		} else if (newestCount !== undefined && inChoice(response.formId)) {
 			// The newest N: an existing version is one of the chosen (a new version of a chosen
 			// response, an update since, is new).

@@ -321,6 +321,35 @@ describe('All Forms: a read the poll cut before it proved anything keeps its tur
 });
 
 describe('Every Response Since a Date in the future', () => {
+	it('Selected Forms: a form added to the selection before the date holds back its responses submitted before the date, and brings each one from it on once', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0],
+			version: 2,
+			pageCap: 100,
+			sinceAgoMs: -30 * MINUTE,
+		});
+		const dateMs = emitSinceMs(driver.settings) as number;
+		await pollsAMinuteApart(driver, 2);
+		driver.select([0, 1]);
+		// A response to each form a minute, for 40 minutes: the first half before the date.
+		await pollsAMinuteApart(driver, 40, () => {
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			server.apply({ kind: 'submit', form: 1, count: 1 });
+		});
+		await drain(driver);
+		const submittedMs = (id: string) =>
+			server.responses.find((r) => r.id === id)?.versions.at(-1)?.atMs ?? NaN;
+		const ofForm1 = aliveIds(server, 'form1');
+		const beforeDate = ofForm1.filter((id) => submittedMs(id) < dateMs);
+		const fromDate = ofForm1.filter((id) => submittedMs(id) >= dateMs);
+		expect(beforeDate.length).toBeGreaterThan(20);
+		expect(beforeDate.filter((id) => timesEmitted(driver.emitted, id) > 0)).toEqual([]);
+		expect(fromDate.length).toBeGreaterThan(5);
+		expect(fromDate.filter((id) => timesEmitted(driver.emitted, id) !== 1)).toEqual([]);
+	});
+
 	for (const order of ['oldestFirst', 'newestFirst'] as const)
 		it(`${order}, pages of 100: responses submitted before the date are held back, every one from it on comes once, an update after it too`, async () => {
 			const { server, driver } = setUp({

@@ -153,12 +153,15 @@ class Poll {
 			for (const formId of [...choice.pending, ...choice.done])
 				if (!listed.has(formId)) leaveChoice(this.next.choice, formId);
 		}
-		// A form added to the selection, or reset, starts now: what exists then is existing.
+		// A form added to the selection, or reset, starts now: what exists then is existing. A date
+		// to emit from that is still ahead holds back its responses until then, as the others'.
 		for (const form of this.forms) {
 			const added = this.settings.watch === 'selectedForms' && !this.next.forms[form.id];
 			if (!added && !reset.includes(form.id)) continue;
 			const nowMs = await this.clock();
-			this.start(form, nowMs, nowMs, true);
+			const dateAhead = (this.next.emitSinceMs ?? nowMs) > nowMs;
+			if (dateAhead) this.start(form, this.next.emitSinceMs as number, nowMs, false);
+			else this.start(form, nowMs, nowMs, true);
 		}
 	}
 
