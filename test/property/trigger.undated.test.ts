@@ -241,3 +241,30 @@ describe('responses without a date that the promise lets the trigger emit once, 
 		for (const id of dated) expect(timesEmitted(driver.emitted, id)).toBe(0);
 	});
 });
+
+describe('a response without a date, submitted while a 429 on the page that shows it is waited out', () => {
+	for (const dateAbsent of [true, false])
+		it(`${dateAbsent ? 'no Date header' : 'a Date header'}, no look-back window: emitted once, beside an update of an existing response made then`, async () => {
+			const { server, driver } = setUp({
+				version: 2,
+				lookBackMinutes: 0,
+				pageCap: 100,
+				requestMs: 1,
+				dateAbsent,
+			});
+			server.seed(0, 5, MINUTE, 1_000);
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: MINUTE });
+			// The poll's first request is answered 429 (wait 1 s); the retry finds both.
+			server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 1 } }, 1);
+			server.arm(2, { kind: 'update', form: 0, pick: 4 });
+			server.arm(2, { kind: 'submitGarbled', form: 0, garble: 'null' });
+			const undated = () => newestId(server);
+			const read = await driver.poll();
+			expect(read.errors).toEqual([]);
+			expect(timesEmitted(read.emitted, undated())).toBe(1);
+			server.apply({ kind: 'advance', ms: 1_000 });
+			await drain(driver);
+			expect(timesEmitted(driver.emitted, undated())).toBe(1);
+		});
+});

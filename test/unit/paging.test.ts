@@ -224,7 +224,8 @@ describe('paging: reads that prove themselves', () => {
 				asked.push(offset);
 				const all = list();
 				const responses = all.slice(offset, offset + Math.min(limit, pageCap));
-				return { responses, total: all.length, hasMore: offset + responses.length < all.length };
+				const hasMore = offset + responses.length < all.length;
+				return { responses, total: all.length, hasMore, sentAtMs: Date.now() };
 			},
 		};
 		return pageSource;

@@ -106,6 +106,8 @@ export interface ApiResponse<T> {
 	body: T;
 	headers: IDataObject;
 	statusCode: number;
+	/** The n8n host's clock when the attempt that got this answer was sent (not a retried one). */
+	sentAtMs: number;
 }
 
 /** What a node is built with: n8n builds it without arguments, tests with a policy of their own. */
@@ -660,6 +662,7 @@ async function sendAttempt<B>(
 	const { client, request, node, tally } = sending;
 	const { context, policy } = client;
 	let response: IN8nHttpFullResponse;
+	const sentAtMs = Date.now();
 	try {
 		const attempt: IHttpRequestOptions = { ...sending.options, timeout: attemptTimeoutMs };
 		response = (
@@ -678,7 +681,7 @@ async function sendAttempt<B>(
 			const body = await readBody(response.body as unknown as ReadableBody, attemptTimeoutMs);
 			return {
 				kind: 'success',
-				response: { body, headers: response.headers, statusCode: response.statusCode },
+				response: { body, headers: response.headers, statusCode: response.statusCode, sentAtMs },
 			};
 		}
 	} catch (error) {

@@ -37,6 +37,8 @@ export interface FetchedPage {
 	hasMore: boolean;
 	/** The service's clock when it answered (its Date header), in epoch ms, if it sent one. */
 	serviceTimeMs?: number;
+	/** The n8n host's clock when the request that got this page was sent (after any retry). */
+	sentAtMs: number;
 }
 
 /** One page of a form's responses: the only place that calls the responses endpoint. */
@@ -46,7 +48,7 @@ export async function getResponsesPage(
 ): Promise<FetchedPage> {
 	const qs: IDataObject = { limit: request.limit, offset: request.offset };
 	if (request.since !== undefined) qs.since = request.since;
-	const { body, headers } = await client.request<unknown>({
+	const { body, headers, sentAtMs } = await client.request<unknown>({
 		path: ['forms', request.formId, 'responses'],
 		qs,
 		formId: request.formId,
@@ -61,7 +63,7 @@ export async function getResponsesPage(
 	const total = readCount(page.total);
 	// Without hasMore, the count says whether the page is the last one.
 	const hasMore = readFlag(page.hasMore) ?? request.offset + responses.length < (total as number);
-	return { responses, total, hasMore, serviceTimeMs: serviceTimeMs(headers) };
+	return { responses, total, hasMore, serviceTimeMs: serviceTimeMs(headers), sentAtMs };
 }
 
 export interface PagingOptions {
@@ -394,7 +396,10 @@ export interface PageClock {
 export class FormPages {
 	/** The clock of the first page: the service's Date at the first answer, or the host's. */
 	started?: PageClock;
-	/** The clock of the last page: not later than it was served, so an update after it is newer. */
+	/**
+	 * The clock of the last page: not later than it was served, so an update after it is newer;
+	 * nor earlier than it was asked for by the attempt that got it (a 429 waited out before).
+	 */
 	answered?: PageClock;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
 	private passFirst?: FetchedPage;
@@ -408,10 +413,9 @@ export class FormPages {
 	) {}
 
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
-		const askedAtMs = Date.now();
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
 		const onServiceClock = page.serviceTimeMs !== undefined;
-		this.answered = { atMs: page.serviceTimeMs ?? askedAtMs, onServiceClock };
+		this.answered = { atMs: page.serviceTimeMs ?? page.sentAtMs, onServiceClock };
 		this.started ??= this.answered;
 		return page;
 	}
