@@ -343,6 +343,50 @@ describe('All Forms: whose turn it is after a read the poll cut', () => {
 	});
 });
 
+describe('Every Response Since a Date, a form added to Selected Forms later', () => {
+	// The date is the activation's second; the selected form does not exist, then form0 is
+	// selected and n8n discards the poll that starts it: the next poll starts form0 in the
+	// date's very second and reads it whole. A response submitted just before the date then shows
+	// up late, within the look-back window.
+	it('a response of the added form submitted before the date and shown late, after its first whole read, is not emitted', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'selectedForms',
+				selected: [1],
+				version: 2,
+				lookBackMinutes: 1,
+				pageCap: 100,
+				requestMs: 1,
+				startOffsetMs: 0,
+				sinceAgoMs: 0,
+			}),
+			steps: [
+				{ kind: 'fault', fault: RETRY_AFTER_1_S, times: 1, form: 0 },
+				{
+					kind: 'during',
+					afterRequests: 2,
+					event: { kind: 'submit', form: 0, count: 1, gapMs: 1 },
+				},
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'select', selected: [0] },
+				{
+					kind: 'during',
+					afterRequests: 4,
+					event: { kind: 'late', form: 0, count: 1, permille: 18 },
+				},
+				{ kind: 'discardedPoll' },
+			],
+		});
+		const dateMs = emitSinceMs(trace.schedule.settings) as number;
+		const submittedMs = (id: string) =>
+			trace.server.responses.find((r) => r.id === id)?.versions[0].atMs ?? NaN;
+		const before = trace.server.responses.filter((r) => r.versions[0].atMs < dateMs);
+		expect(before).toHaveLength(1);
+		expect(trace.emitted.filter((e) => submittedMs(e.id) < dateMs)).toEqual([]);
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
+
 describe('Every Response Since a Date in the future', () => {
 	it('Selected Forms: a form added to the selection before the date holds back its responses submitted before the date, and brings each one from it on once', async () => {
 		const { server, driver } = setUp({

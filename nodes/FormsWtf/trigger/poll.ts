@@ -204,8 +204,13 @@ class Poll {
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
 		const cursor = read.cursor;
 		// Read whole, what existed is known one by one: a response that shows up later with an
-		// earlier timestamp (visible late) was not there to count as existing.
-		if (learnFromMs !== undefined && read.whole) delete cursor.floor;
+		// earlier timestamp (visible late) was not there to count as existing. A date to emit from
+		// stays the floor: nothing submitted before it comes.
+		if (learnFromMs !== undefined && read.whole) {
+			const { emitSinceMs } = this.next;
+			if (emitSinceMs === undefined) delete cursor.floor;
+			else cursor.floor = { atMs: emitSinceMs, id: '' };
+		}
 		if (watch !== 'form') {
 			// A read the poll cut before it proved anything keeps its turn: first on the next poll;
 			// unless it had the whole poll, so that a form whose window holds more than a poll reads
