@@ -190,7 +190,6 @@ class Poll {
 		const learnFromMs = this.learning.get(form.id);
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
 		const { lookBackMs, updatedResponses, watch } = this.settings;
-		const firstRead = this.budget.pages === 0;
 		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), {
 			lookBackMs,
 			updatedResponses,
@@ -212,10 +211,8 @@ class Poll {
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
 		if (watch !== 'form') {
-			// A read the poll cut before it proved anything keeps its turn: first on the next poll;
-			// unless it had the whole poll, so that a form whose window holds more than a poll reads
-			// does not keep the others waiting.
-			if (read.moved || read.failure !== undefined || firstRead) cursor.readAtRev = this.next.rev;
+			// A read the poll cut before it proved anything keeps its turn: first on the next poll.
+			if (read.moved || read.failure !== undefined) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		// A read the poll cut before it proved anything made no progress either: a form whose

@@ -103,10 +103,7 @@ export interface FormRead {
 	found: Version[];
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
-	/**
-	 * Proven whole; or learned of a response or a version it did not know, in a read that can be
-	 * proven: progress. `since` moving with the clock alone is none.
-	 */
+	/** Proven whole; or moved `since` or found something new, in a read that can be proven: progress. */
 	moved: boolean;
 	failure?: unknown;
 }
@@ -138,8 +135,6 @@ class WindowRead {
 	private started?: PageClock;
 	/** The pages being read: the clock of their last page dates an undated response. */
 	private pages?: FormPages;
-	/** A response, or a version of one, that `seen` did not hold was read. */
-	private learned = false;
 
 	constructor(
 		private readonly budget: PollBudget,
@@ -199,10 +194,8 @@ class WindowRead {
 				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
 				(handled === undefined ||
 					(this.options.updatedResponses === 'emit' && dated !== undefined && atMs > handled));
-			if (handled === undefined || (dated !== undefined && atMs > handled)) {
+			if (handled === undefined || (dated !== undefined && atMs > handled))
 				this.seen[response.id] = atMs;
-				this.learned = true;
-			}
 			if (!isNew) continue;
 			if (!this.found.has(response.id)) this.budget.items++;
 			this.found.set(response.id, { id: response.id, atMs, response });
@@ -210,6 +203,7 @@ class WindowRead {
 	}
 
 	result(whole: boolean, failure: unknown): FormRead {
+		const movedSince = this.sinceMs > Date.parse(this.cursor.since);
 		if (whole) {
 			// Trails the read's start by the look-back window: a response that shows up a little
 			// after its timestamp is still found. On the n8n host's clock (no Date header) also the
@@ -235,10 +229,9 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// What it learned is progress though the read failed or was cut after it; nothing a read
-		// that cannot be proven does is. `since` moved by the clock over what was known is none: a
-		// window that holds more than a poll reads would otherwise wait unnamed.
-		const moved = whole || (failure !== NOT_WHOLE && this.learned);
+		// Something new, or `since` moved, is progress though the read failed after it; nothing a
+		// read that cannot be proven does is.
+		const moved = whole || (failure !== NOT_WHOLE && (movedSince || found.length > 0));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
