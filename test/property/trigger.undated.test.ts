@@ -4,9 +4,19 @@
  * showed the response. Each story states what the promise asks and ends with the oracle.
  */
 import type { SimServer } from '../sim/server';
-import { aliveIds, drain, editByIds, MINUTE, newestId, setUp, timesEmitted } from './named';
+import {
+	aliveIds,
+	drain,
+	editByIds,
+	MINUTE,
+	newestId,
+	settingsWith,
+	setUp,
+	timesEmitted,
+} from './named';
+import { check, formatViolations } from './oracle';
 import type { PollRecord } from './run';
-import { VIRTUAL_EPOCH_MS } from './run';
+import { runSchedule, VIRTUAL_EPOCH_MS } from './run';
 
 /** Moves the service's clock on to `ms` after the virtual epoch (a whole second). */
 function clockTo(server: SimServer, ms: number): void {
@@ -267,4 +277,39 @@ describe('a response without a date, submitted while a 429 on the page that show
 			await drain(driver);
 			expect(timesEmitted(driver.emitted, undated())).toBe(1);
 		});
+});
+
+describe('a response without a date in an answer long on its way', () => {
+	it('no Date header: an undated response submitted while the answer was on its way, after a dated one, is emitted once', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				lookBackMinutes: 0,
+				pageCap: 100,
+				requestMs: 1,
+				startOffsetMs: 0,
+				dateAbsent: true,
+			}),
+			steps: [
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'advance', ms: 1_000 },
+				// Just before the next request is answered: a response, 150 s, another, then one undated.
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submit', form: 0, count: 2, gapMs: 150_000 },
+				},
+				{
+					kind: 'during',
+					afterRequests: 1,
+					event: { kind: 'submitGarbled', form: 0, garble: 'null' },
+				},
+				{ kind: 'poll', budget: 'default' },
+				{ kind: 'poll', budget: 'default' },
+			],
+		});
+		const undated = trace.server.responses.filter((r) => r.versions[0].garble !== undefined);
+		expect(undated).toHaveLength(1);
+		expect(trace.emitted.filter((e) => e.id === undated[0].id)).toHaveLength(1);
+		expect(formatViolations(check(trace))).toBe('');
+	});
 });

@@ -178,6 +178,13 @@ class WindowRead {
 
 	private take(responses: FormResponse[]): void {
 		const floor = this.options.floor ?? this.cursor.floor;
+		// An answer long on its way (responses submitted meanwhile) shows dated ones newer than when
+		// it was asked for: an undated one beside them is dated no earlier, or the cursor passing
+		// them would forget it while the list still holds it.
+		const pageNewestMs = Math.max(
+			-Infinity,
+			...responses.map((response) => submittedAtMs(response) ?? -Infinity),
+		);
 		for (const response of responses) {
 			const dated = submittedAtMs(response);
 			// A server that compares `since` coarsely returns responses the cursor has let go of.
@@ -187,7 +194,7 @@ class WindowRead {
 			// latest moment it may have been submitted, the end of that page's second: a floor inside
 			// that second does not keep it out.
 			const clock = this.pages?.answered;
-			const atMs = dated ?? clock?.atMs ?? Date.now();
+			const atMs = dated ?? Math.max(clock?.atMs ?? Date.now(), pageNewestMs);
 			const latestMs = dated ?? atMs + (clock?.onServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];
 			const isNew =
