@@ -295,8 +295,11 @@ describe('a version 3 state taken over while the newest N are chosen', () => {
 	});
 });
 
-describe('All Forms: a read the poll cut before it proved anything keeps its turn', () => {
-	it('the form whose window the activation poll could not finish is read first on the next poll', async () => {
+describe('All Forms: the turn of a form whose read the poll cut', () => {
+	const readOf = (poll: { requests: Array<{ path: string; formId?: string }> }) =>
+		poll.requests.filter((r) => r.path.endsWith('/responses')).map((r) => r.formId);
+
+	it("a form cut behind another form's read is read first on the next poll", async () => {
 		const { server, driver } = setUp({
 			watch: 'allForms',
 			formCount: 3,
@@ -304,18 +307,32 @@ describe('All Forms: a read the poll cut before it proved anything keeps its tur
 			pageCap: 100,
 			startOffsetMs: 0,
 		});
-		// form0's look-back window holds 250 responses: more than the two pages a tiny budget reads.
+		// form1's look-back window holds 250 responses: a tiny budget reads two pages in all.
+		server.seed(0, 3, MINUTE, 1_000);
+		server.seed(1, 250, 5 * MINUTE, 1_000);
+		server.seed(2, 3, MINUTE, 1_000);
+		expect(readOf(await driver.poll({ budgetMs: 1 }))).toEqual(['form0', 'form1']);
+		server.apply({ kind: 'submit', form: 0, count: 1 });
+		server.apply({ kind: 'submit', form: 2, count: 1 });
+		expect(readOf(await driver.poll({ budgetMs: 1 }))[0]).toBe('form1');
+		await drain(driver);
+	});
+
+	it('a form that had the poll to itself and was cut waits behind the forms not read yet', async () => {
+		const { server, driver } = setUp({
+			watch: 'allForms',
+			formCount: 3,
+			version: 2,
+			pageCap: 100,
+			startOffsetMs: 0,
+		});
 		server.seed(0, 250, 5 * MINUTE, 1_000);
 		server.seed(1, 3, MINUTE, 1_000);
 		server.seed(2, 3, MINUTE, 1_000);
-		const activation = await driver.poll({ budgetMs: 1 });
-		const readOf = (poll: typeof activation) =>
-			poll.requests.filter((r) => r.path.endsWith('/responses')).map((r) => r.formId);
-		expect(readOf(activation)).toEqual(['form0', 'form0']);
+		expect(readOf(await driver.poll({ budgetMs: 1 }))).toEqual(['form0', 'form0']);
 		server.apply({ kind: 'submit', form: 1, count: 1 });
 		server.apply({ kind: 'submit', form: 2, count: 1 });
-		const next = await driver.poll({ budgetMs: 1 });
-		expect(readOf(next)[0]).toBe('form0');
+		expect(readOf(await driver.poll({ budgetMs: 1 }))[0]).toBe('form1');
 		await drain(driver);
 	});
 });

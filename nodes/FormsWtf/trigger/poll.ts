@@ -13,7 +13,7 @@ import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
-import { compareVersions, NOT_WHOLE, PollBudget, readForm } from './read';
+import { compareVersions, MAX_ITEMS_PER_POLL, NOT_WHOLE, PollBudget, readForm } from './read';
 import { errorForStuckForm, httpCodeOf, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
@@ -81,6 +81,7 @@ class Poll {
 	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
 	private readonly errors: Error[] = [];
 	private failedInARow = 0;
+	private formsRead = 0;
 	private lastFailure: unknown;
 	private nowMs?: number;
 
@@ -187,6 +188,7 @@ class Poll {
 	}
 
 	private async read(form: WatchedForm): Promise<void> {
+		const firstRead = this.formsRead++ === 0;
 		const learnFromMs = this.learning.get(form.id);
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
 		const { lookBackMs, updatedResponses, watch } = this.settings;
@@ -210,21 +212,26 @@ class Poll {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
+		// A read cut behind other forms' reads, or by the items a poll hands over, did not have a
+		// poll of its own: it goes first on the next poll (no `readAtRev`), and is not counted.
+		const cut = !read.whole && read.failure === undefined;
+		const sharedPoll = cut && !(firstRead && this.budget.items < MAX_ITEMS_PER_POLL);
 		if (watch !== 'form') {
-			// A read the poll cut before it proved anything keeps its turn: first on the next poll.
-			if (read.moved || read.failure !== undefined) cursor.readAtRev = this.next.rev;
+			if (sharedPoll) delete cursor.readAtRev;
+			else cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
-		// A read the poll cut before it proved anything made no progress either: a form whose
-		// window, or one millisecond of it, holds more than a poll reads is named.
+		// A read that had the poll to itself and could not prove its window (or one millisecond of
+		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
-		this.next.forms[form.id] = read.moved
-			? progressed(cursor)
-			: this.noProgress(form, cursor, failure);
+		if (read.moved) this.next.forms[form.id] = progressed(cursor);
+		else if (sharedPoll) this.next.forms[form.id] = cursor;
+		else this.next.forms[form.id] = this.noProgress(form, cursor, failure);
 	}
 
 	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */
 	private async choose(form: WatchedForm): Promise<void> {
+		this.formsRead++;
 		const choice = this.next.choice as NewestChoice;
 		const cursor = this.cursorOf(form.id);
 		const { activatedAtMs } = this.next;
@@ -299,11 +306,12 @@ class Poll {
 	/**
 	 * Several forms: a form that keeps failing is reported through n8n's __emitError (see
 	 * docs/design.md), so that the poll still emits the other forms' responses. One Form: the
-	 * poll's error.
+	 * poll's error, unless the poll found responses: they are emitted, and the error reported so.
 	 */
 	report(): void {
-		if (this.settings.watch === 'form' && this.errors.length) throw this.errors[0];
-		for (const error of this.errors)
+		const { errors, found } = this;
+		if (this.settings.watch === 'form' && errors.length && !found.size) throw errors[0];
+		for (const error of errors)
 			if (typeof this.context.__emitError === 'function') this.context.__emitError(error);
 			else warn(this.context, error.message);
 	}

@@ -103,7 +103,7 @@ export interface FormRead {
 	found: Version[];
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
-	/** Proven whole; or moved `since` or found something new, in a read that can be proven: progress. */
+	/** Proven whole; or left responses behind or found new ones, unless cut in a walk of the window. */
 	moved: boolean;
 	failure?: unknown;
 }
@@ -135,6 +135,8 @@ class WindowRead {
 	private started?: PageClock;
 	/** The pages being read: the clock of their last page dates an undated response. */
 	private pages?: FormPages;
+	/** The read walks the window page by page: cut, the walk begins again on the next poll. */
+	private walkingWindow = false;
 
 	constructor(
 		private readonly budget: PollBudget,
@@ -170,6 +172,9 @@ class WindowRead {
 				this.sinceMs = bound(proven.beforeMs);
 				continue;
 			}
+			// Out of pages before the walk: cut where the proven reads stopped.
+			if (!this.budget.mayRead()) return false;
+			this.walkingWindow = true;
 			const walked = await pages.walk(first, 0, take);
 			if (walked === 'notWhole') throw NOT_WHOLE;
 			return walked === 'whole';
@@ -210,7 +215,10 @@ class WindowRead {
 	}
 
 	result(whole: boolean, failure: unknown): FormRead {
-		const movedSince = this.sinceMs > Date.parse(this.cursor.since);
+		// Progress is what the next read need not do again: responses `since` left behind or found
+		// new; not a walk of the window the poll cut, which the next read begins again.
+		const fromMs = Date.parse(this.cursor.since);
+		const passed = Object.values(this.seen).some((ms) => ms > fromMs && ms <= this.sinceMs);
 		if (whole) {
 			// Trails the read's start by the look-back window: a response that shows up a little
 			// after its timestamp is still found. On the n8n host's clock (no Date header) also the
@@ -236,9 +244,9 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Something new, or `since` moved, is progress though the read failed after it; nothing a
-		// read that cannot be proven does is.
-		const moved = whole || (failure !== NOT_WHOLE && (movedSince || found.length > 0));
+		// Nothing a read that cannot be proven does is progress.
+		const cutInWalk = failure === undefined && this.walkingWindow;
+		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
