@@ -8,13 +8,14 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
+import { statusOf } from '../shared/transport/webhooks';
 import { formsToRead, keepUnlistedForms, listedAs, toItem } from './forms';
 import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
 import { compareVersions, MAX_ITEMS_PER_POLL, NOT_WHOLE, PollBudget, readForm } from './read';
-import { errorForStuckForm, httpCodeOf, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
+import { errorForStuckForm, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
 import type { FormCursor, NewestChoice, StoredState, TriggerState } from './state';
@@ -252,7 +253,8 @@ class Poll {
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
 		const counted = this.noProgress(form, cursor, failure ?? this.budget.cutBy());
 		this.next.forms[form.id] = counted;
-		const denied = ['403', '404'].includes(String(httpCodeOf(failure)));
+		const status = statusOf(failure);
+		const denied = status === 403 || status === 404;
 		if (denied || (counted.failedPolls ?? 0) >= POLLS_BEFORE_ERROR) leaveChoice(choice, form.id);
 	}
 

@@ -3,6 +3,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isDeadlineError } from '../shared/transport/errors';
+import { statusOf } from '../shared/transport/webhooks';
 import type { WatchedForm } from './listing';
 import type { TriggerSettings } from './settings';
 
@@ -22,7 +23,7 @@ export function warn(context: IPollFunctions, message: string): void {
  * and a selected form the service does not have at once.
  */
 export function isErrorDue(polls: number, form: WatchedForm, cause: unknown): boolean {
-	const gone = form.unlisted === true && httpCodeOf(cause) === '404';
+	const gone = form.unlisted === true && statusOf(cause) === 404;
 	return polls % POLLS_BEFORE_ERROR === 0 || (gone && polls === 1);
 }
 
@@ -35,7 +36,7 @@ export function errorForStuckForm(
 	polls: number,
 ): NodeOperationError {
 	const name = form.title ? `"${form.title}" (${form.id})` : `"${form.id}"`;
-	const status = httpCodeOf(cause);
+	const status = statusOf(cause);
 	const others = settings.watch === 'form' ? '' : ' The trigger goes on with the other forms.';
 	let message: string;
 	let description: string;
@@ -43,12 +44,12 @@ export function errorForStuckForm(
 		const why = cause instanceof Error ? cause.message : 'the poll ran out of time';
 		message = `Form ${name} made no progress: ${why}`;
 		description = `No page of its responses could be read within the time n8n gives a poll: the service asked to wait longer (a rate limit: the API key's 60 requests per minute may be used by other workflows), or answered too slowly.${others}`;
-	} else if (status === '404') {
+	} else if (status === 404) {
 		message = `${settings.watch === 'selectedForms' ? 'Selected form' : 'Form'} ${name} could not be found`;
 		description = form.unlisted
 			? 'It is not in the list of your forms either: it may have been deleted, or the ID may be wrong. Remove it from "Form Names or IDs" (or fix its ID).'
 			: `It may have been deleted, or the ID may be wrong.${others}`;
-	} else if (status === '403') {
+	} else if (status === 403) {
 		message = `Access to form ${name} was denied`;
 		description = `The API key's account may no longer be a member of the team that owns the form, or the plan does not include the API.${others}`;
 	} else {
@@ -59,10 +60,4 @@ export function errorForStuckForm(
 	return new NodeOperationError(context.getNode(), message, {
 		description: `${description} It has made no progress on ${polls} polls in a row; its responses are not lost: they are emitted once it can be read again.`,
 	});
-}
-
-export function httpCodeOf(failure: unknown): unknown {
-	return failure && typeof failure === 'object'
-		? (failure as { httpCode?: unknown }).httpCode
-		: undefined;
 }
