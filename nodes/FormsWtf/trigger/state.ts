@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isObject } from '../shared/transport/errors';
+
 /**
  * The Forms.wtf Trigger's stored state, kept by n8n in the workflow's static data (node scope).
  * n8n alone owns it: every poll starts from what n8n hands over, so a poll n8n discards or rolls
@@ -217,10 +219,6 @@ function readChosen(value: unknown): NewestChoice['chosen'] | undefined {
 export function writeState(staticData: IDataObject, state: TriggerState): void {
 	for (const key of Object.keys(staticData)) delete staticData[key];
 	Object.assign(staticData, JSON.parse(JSON.stringify(state)) as IDataObject);
-}
-
-function isObject(value: unknown): value is IDataObject {
-	return !!value && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isFiniteNumber(value: unknown): value is number {
