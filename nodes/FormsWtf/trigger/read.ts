@@ -63,20 +63,18 @@ export class PollBudget implements PageSource {
 	) {}
 
 	mayRead(): boolean {
-		if (this.pages < 2 && this.stoppedBy === undefined) return true;
-		return (
-			this.stoppedBy === undefined &&
-			this.pages < MAX_PAGES_PER_POLL &&
-			this.items < MAX_ITEMS_PER_POLL &&
-			Date.now() <= this.deadline
-		);
+		if (this.stoppedBy !== undefined) return false;
+		return this.pages < 2 || (!this.spent() && Date.now() <= this.deadline);
 	}
 
 	/** Why the poll cut a read: its pages or items (undefined: its time). */
 	cutBy(): unknown {
 		if (this.stoppedBy !== undefined) return this.stoppedBy;
-		const spent = this.pages >= MAX_PAGES_PER_POLL || this.items >= MAX_ITEMS_PER_POLL;
-		return spent ? NOT_IN_ONE_POLL : undefined;
+		return this.spent() ? NOT_IN_ONE_POLL : undefined;
+	}
+
+	private spent(): boolean {
+		return this.pages >= MAX_PAGES_PER_POLL || this.items >= MAX_ITEMS_PER_POLL;
 	}
 
 	async page(formId: string, offset: number, since?: string, limit = MAX_PAGE_SIZE) {
