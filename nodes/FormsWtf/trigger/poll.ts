@@ -192,12 +192,9 @@ class Poll {
 		const firstRead = this.formsRead++ === 0;
 		const learnFromMs = this.learning.get(form.id);
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
-		const { lookBackMs, updatedResponses, watch } = this.settings;
-		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), {
-			lookBackMs,
-			updatedResponses,
-			floor,
-		});
+		const { watch } = this.settings;
+		const options = { ...this.settings, floor };
+		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
 		if (watch === 'form' && read.failure !== undefined && read.failure !== NOT_WHOLE && !read.moved)
