@@ -715,6 +715,9 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 	// (fullPolls), and pessimistic as soon as one could read less.
 	const bound = livenessBound(trace) + TOLD_AFTER_POLLS;
 	const fullBound = fullPollsBound(trace) + TOLD_AFTER_POLLS;
+	const formsWithDeletions = new Set(
+		trace.server.responses.filter((r) => r.deletedAtMs !== undefined).map((r) => r.formId),
+	);
 	for (const response of trace.server.responses) {
 		if (!watchedEver.has(response.formId) || !watchedThroughout(response.formId)) continue;
 		if (response.versions.some((v) => v.garble !== undefined)) continue;
@@ -751,9 +754,12 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 					emittedUpTo = Math.max(emittedUpTo, versionOf(e.tag));
 					waiting = 0;
 				}
-			// An update leaves the form's count in the list of forms as it was: with several
-			// forms it may be found only when the form's turn comes round (convergenceBound's room).
-			const rotation = shown !== undefined && shown.n > 1 && settings.watch !== 'form' ? 20 : 0;
+			// An update, or a response submitted while another is deleted, leaves the form's count
+			// in the list of forms as it was: with several forms it may be found only when the
+			// form's turn comes round (convergenceBound's room).
+			const countKept =
+				(shown !== undefined && shown.n > 1) || formsWithDeletions.has(response.formId);
+			const rotation = countKept && settings.watch !== 'form' ? 20 : 0;
 			const allowed = onlyFullPolls ? fullBound + rotation : bound;
 			if (waiting > allowed) {
 				add(
