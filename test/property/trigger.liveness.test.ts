@@ -134,6 +134,39 @@ describe('Selected Forms: a form whose look-back window fits in a poll, read beh
 	});
 });
 
+describe('Selected Forms: a backlog of one form, read in executions of 2,000, beside another form', () => {
+	// Every response since a date a day back: form0 holds 12,000 responses of that day (6 polls of
+	// 2,000 items), form1 gets a response a minute. form0 is read first by id; its read ends on
+	// the 2,000 items each poll hands over, which is no reason for it to be read first again.
+	it('Selected Forms, oldest first, pages of 100: each new response of the other form comes within 2 polls while the backlog comes', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				watch: 'selectedForms',
+				formCount: 2,
+				selected: [0, 1],
+				version: 2,
+				order: 'oldestFirst',
+				pageCap: 100,
+				lookBackMinutes: 10,
+				sinceAgoMs: 24 * 60 * MINUTE,
+				seeded: [12_000, 0],
+				seedAgoMs: 60 * MINUTE,
+				seedSpacingMs: 5_000,
+			}),
+			steps: Array.from({ length: 10 }, () => [
+				{ kind: 'submit' as const, form: 1, count: 1, gapMs: 1 },
+				{ kind: 'poll' as const, budget: 'default' as const },
+				{ kind: 'advance' as const, ms: MINUTE },
+			]).flat(),
+		});
+		expect(trace.schedule.assumptions).toBe('within');
+		const ofForm1 = trace.server.responses.filter((r) => r.formId === 'form1');
+		const waits = ofForm1.map((r) => pollsUnnamedBeforeEmitted(trace, r.id));
+		expect(waits.filter((polls) => polls > 2)).toEqual([]);
+		expect(formatViolations(check(trace))).toBe('');
+	});
+});
+
 describe('a form whose reads failed, then are answered again behind another form', () => {
 	// form1 holds 3,580 responses in its window (40 pages of a newest-first list: it fits);
 	// form0 gets a response a minute and is read first (a tie in the turn goes by id). form1's

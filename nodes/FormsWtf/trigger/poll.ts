@@ -210,12 +210,13 @@ class Poll {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
-		// A read cut behind other forms' reads, or by the items a poll hands over, did not have a
-		// poll of its own: it goes first on the next poll (no `readAtRev`), and is not counted.
+		// A read cut behind other forms' reads did not have a poll of its own: it goes first on
+		// the next poll (no `readAtRev`). Nor is it counted, as a read cut by the items a poll
+		// hands over is not (those take their turn, or a backlog would hold the other forms back).
 		const cut = !read.whole && read.failure === undefined;
-		const sharedPoll = cut && !(firstRead && this.budget.items < MAX_ITEMS_PER_POLL);
+		const sharedPoll = cut && (!firstRead || this.budget.items >= MAX_ITEMS_PER_POLL);
 		if (watch !== 'form') {
-			if (sharedPoll) delete cursor.readAtRev;
+			if (cut && !firstRead) delete cursor.readAtRev;
 			else cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
