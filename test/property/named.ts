@@ -6,7 +6,7 @@ import type { SimServer } from '../sim/server';
 import { SimServer as Server } from '../sim/server';
 import { useVirtualWaits } from '../sim/session';
 import { check, formatViolations } from './oracle';
-import type { Emitted } from './run';
+import type { Emitted, Trace } from './run';
 import { Driver, REQUEST_MS, startMs } from './run';
 import type { Assumptions, FuzzSettings } from './schedule';
 import { assumptionsOf } from './schedule';
@@ -179,4 +179,25 @@ export async function pollsAMinuteApart(
 		driver.server.apply({ kind: 'advance', ms: MINUTE });
 	}
 	return errors;
+}
+
+/** The errors that name a form, poll by poll (the poll's index with each). */
+export function naming(trace: Trace, formId = 'form0'): string[] {
+	return trace.polls.flatMap((poll) =>
+		poll.errors.filter((error) => error.includes(formId)).map((error) => `${poll.index}: ${error}`),
+	);
+}
+
+/** The polls from the first that could emit a response to the one that did, or that named its form. */
+export function pollsUnnamedBeforeEmitted(trace: Trace, id: string): number {
+	const response = trace.server.responses.find((r) => r.id === id);
+	const shownAt = response?.visibleAtMs ?? Infinity;
+	const from = trace.polls.findIndex((poll) => poll.startMs >= shownAt);
+	const told = trace.polls.findIndex(
+		(poll) =>
+			poll.index >= from &&
+			(poll.emitted.some((e) => e.id === id) ||
+				poll.errors.some((error) => error.includes(response?.formId ?? '?'))),
+	);
+	return (told < 0 ? trace.polls.length : told) - from;
 }

@@ -8,10 +8,18 @@
  * emitted, reported and asked of the simulated service.
  */
 import { check, formatViolations } from './oracle';
-import type { Trace } from './run';
 import { runSchedule } from './run';
 import type { Budget, FuzzSettings, Schedule, Step } from './schedule';
-import { MINUTE, drain, newestId, setUp, settingsWith, timesEmitted } from './named';
+import {
+	MINUTE,
+	drain,
+	naming,
+	newestId,
+	pollsUnnamedBeforeEmitted,
+	setUp,
+	settingsWith,
+	timesEmitted,
+} from './named';
 
 /** All Forms: form0 holds `windowed` responses 200 ms apart, a minute before activation; the other forms are empty. */
 function busyAmongEmpty(formCount: number, windowed: number, patch: Partial<FuzzSettings>) {
@@ -36,27 +44,6 @@ function trickle(polls: number, budget: Budget, extra?: { at: number; step: Step
 		{ kind: 'poll' as const, budget },
 		{ kind: 'advance' as const, ms: MINUTE },
 	]).flat();
-}
-
-/** The errors that name a form, poll by poll (the poll's index with each). */
-function naming(trace: Trace, formId = 'form0'): string[] {
-	return trace.polls.flatMap((poll) =>
-		poll.errors.filter((error) => error.includes(formId)).map((error) => `${poll.index}: ${error}`),
-	);
-}
-
-/** The polls from the first that could emit a response to the one that did, or that named its form. */
-function pollsUnnamedBeforeEmitted(trace: Trace, id: string): number {
-	const response = trace.server.responses.find((r) => r.id === id);
-	const shownAt = response?.visibleAtMs ?? Infinity;
-	const from = trace.polls.findIndex((poll) => poll.startMs >= shownAt);
-	const told = trace.polls.findIndex(
-		(poll) =>
-			poll.index >= from &&
-			(poll.emitted.some((e) => e.id === id) ||
-				poll.errors.some((error) => error.includes(response?.formId ?? '?'))),
-	);
-	return (told < 0 ? trace.polls.length : told) - from;
 }
 
 describe('All Forms: a form whose look-back window fits in a poll, read behind the rotation', () => {

@@ -10,21 +10,7 @@ import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
 import { runSchedule } from './run';
 import type { Step } from './schedule';
-import { MINUTE, settingsWith } from './named';
-
-/** The polls from the first that could emit a response to the one that did, or that named its form. */
-function pollsUnnamedBeforeEmitted(trace: Trace, id: string): number {
-	const response = trace.server.responses.find((r) => r.id === id);
-	const shownAt = response?.visibleAtMs ?? Infinity;
-	const from = trace.polls.findIndex((poll) => poll.startMs >= shownAt);
-	const told = trace.polls.findIndex(
-		(poll) =>
-			poll.index >= from &&
-			(poll.emitted.some((e) => e.id === id) ||
-				poll.errors.some((error) => error.includes(response?.formId ?? '?'))),
-	);
-	return (told < 0 ? trace.polls.length : told) - from;
-}
+import { MINUTE, pollsUnnamedBeforeEmitted, settingsWith } from './named';
 
 /** `polls` polls a minute apart, each after a response to every one of `forms` forms. */
 function aResponseAMinuteToEach(forms: number, polls: number): Step[] {

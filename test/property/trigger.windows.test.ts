@@ -9,7 +9,7 @@ import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
 import { runSchedule } from './run';
 import type { Budget, FuzzSettings, Schedule, Step } from './schedule';
-import { settingsWith } from './named';
+import { naming, settingsWith } from './named';
 
 const MINUTE = 60_000;
 
@@ -44,13 +44,6 @@ function importThenPolls(
 			...stepsAMinuteApart(14, budget, trickle ? [submitOne] : []),
 		],
 	};
-}
-
-/** The errors that name a form, poll by poll (the poll's index with each). */
-function naming(trace: Trace, formId = 'form0'): string[] {
-	return trace.polls.flatMap((poll) =>
-		poll.errors.filter((error) => error.includes(formId)).map((error) => `${poll.index}: ${error}`),
-	);
 }
 
 /**
