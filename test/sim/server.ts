@@ -72,6 +72,8 @@ export interface SimSettings {
 	pageCap: number;
 	/** `total` left out of pages of responses. */
 	totalAbsent: boolean;
+	/** `total` counts every response of the form, whatever `since` asks (the contract does not say). */
+	totalOfForm?: boolean;
 	/** Virtual time one request takes. */
 	requestMs: number;
 	/** No Date header on any answer (the contract does not promise one). */
@@ -478,8 +480,8 @@ export class SimServer {
 			if (Number.isNaN(sinceMs)) return 'since must be an ISO date';
 			if (this.settings.since === 'wholeSeconds') sinceMs = Math.floor(sinceMs / 1000) * 1000;
 		}
-		const matched = this.responses
-			.filter((r) => r.formId === formId && this.isVisible(r))
+		const ofForm = this.responses.filter((r) => r.formId === formId && this.isVisible(r));
+		const matched = ofForm
 			.filter((r) => {
 				if (sinceMs === undefined) return true;
 				const atMs = current(r).atMs;
@@ -497,7 +499,8 @@ export class SimServer {
 			responses: slice.map(serialize),
 			hasMore: offset + slice.length < matched.length,
 		};
-		if (!this.settings.totalAbsent) body.total = matched.length;
+		if (!this.settings.totalAbsent)
+			body.total = (this.settings.totalOfForm ? ofForm : matched).length;
 		return body;
 	}
 

@@ -14,7 +14,7 @@ import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
-import { compareVersions, MAX_ITEMS_PER_POLL, NOT_WHOLE, PollBudget, readForm } from './read';
+import { compareVersions, NOT_IN_ONE_POLL, NOT_WHOLE, PollBudget, readForm } from './read';
 import { errorForStuckForm, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
@@ -169,8 +169,11 @@ class Poll {
 
 	private async readForms(only?: Set<string>): Promise<void> {
 		const notReached: WatchedForm[] = [];
-		for (const form of formsToRead(this.next, this.forms, this.settings)) {
-			if (only && !only.has(form.id)) continue;
+		const due = formsToRead(this.next, this.forms, this.settings).filter(
+			(form) => !only || only.has(form.id),
+		);
+		for (const [index, form] of due.entries()) {
+			this.budget.shareItems(due.length - index);
 			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
 				notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
@@ -197,7 +200,8 @@ class Poll {
 		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
-		if (watch === 'form' && read.failure !== undefined && read.failure !== NOT_WHOLE && !read.moved)
+		const unprovable = read.failure === NOT_WHOLE || read.failure === NOT_IN_ONE_POLL;
+		if (watch === 'form' && read.failure !== undefined && !unprovable && !read.moved)
 			if (this.activating || !isTransientError(read.failure))
 				throw asNodeError(this.context.getNode(), read.failure);
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
@@ -212,9 +216,11 @@ class Poll {
 		}
 		// A read cut behind other forms' reads did not have a poll of its own: it goes first on
 		// the next poll (no `readAtRev`). Nor is it counted, as a read cut by the items a poll
-		// hands over is not (those take their turn, or a backlog would hold the other forms back).
-		const cut = !read.whole && read.failure === undefined;
-		const sharedPoll = cut && (!firstRead || this.budget.items >= MAX_ITEMS_PER_POLL);
+		// hands over is not (those take their turn, or a backlog would hold the other forms back);
+		// unless its window is longer than any poll reads.
+		const cut = !read.whole && (read.failure === undefined || read.failure === NOT_IN_ONE_POLL);
+		const sharedPoll =
+			cut && read.failure === undefined && (!firstRead || this.budget.cutByItems());
 		if (watch !== 'form') {
 			if (cut && !firstRead) delete cursor.readAtRev;
 			else cursor.readAtRev = this.next.rev;

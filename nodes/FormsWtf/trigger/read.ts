@@ -15,9 +15,10 @@ import {
 	FormPages,
 	getResponsesPage,
 	MAX_PAGE_SIZE,
+	PAGE_OVERLAP,
 	submittedAtMs,
 } from '../shared/transport/paging';
-import type { PageClock, PageSource } from '../shared/transport/paging';
+import type { FetchedPage, PageClock, PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Floor, FormCursor } from './state';
 
@@ -56,6 +57,8 @@ export class PollBudget implements PageSource {
 	items = 0;
 	/** A wait the poll had no time for (a long Retry-After): no form is read any more this poll. */
 	stoppedBy?: unknown;
+	/** Where the items of the form being read end: its share of what the poll still hands over. */
+	private itemsUntil = MAX_ITEMS_PER_POLL;
 
 	constructor(
 		readonly client: FormsWtfClient,
@@ -73,8 +76,21 @@ export class PollBudget implements PageSource {
 		return this.spent() ? NOT_IN_ONE_POLL : undefined;
 	}
 
+	/**
+	 * Before a form's read: the items the poll still hands over are shared among the forms left to
+	 * read, so that a backlog does not hold back the others' new responses for a poll.
+	 */
+	shareItems(formsLeft: number): void {
+		const left = MAX_ITEMS_PER_POLL - this.items;
+		this.itemsUntil = this.items + Math.ceil(left / Math.max(1, formsLeft));
+	}
+
+	cutByItems(): boolean {
+		return this.items >= this.itemsUntil;
+	}
+
 	private spent(): boolean {
-		return this.pages >= MAX_PAGES_PER_POLL || this.items >= MAX_ITEMS_PER_POLL;
+		return this.pages >= MAX_PAGES_PER_POLL || this.cutByItems();
 	}
 
 	async page(formId: string, offset: number, since?: string, limit = MAX_PAGE_SIZE) {
@@ -175,6 +191,8 @@ class WindowRead {
 			this.walkingWindow = true;
 			const walked = await pages.walk(first, 0, take);
 			if (walked === 'notWhole') throw NOT_WHOLE;
+			// A window more pages long than any poll reads is never read whole, whoever goes first.
+			if (walked === 'cut' && pagesToWalk(first) > MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
 			return walked === 'whole';
 		}
 	}
@@ -243,10 +261,17 @@ class WindowRead {
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
 		// Nothing a read that cannot be proven does is progress.
-		const cutInWalk = failure === undefined && this.walkingWindow;
+		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
+}
+
+/** The pages a walk from `first` needs to reach the end its `total` says (0 when it says none). */
+function pagesToWalk(first: FetchedPage): number {
+	const size = first.responses.length;
+	if (first.total === undefined || size <= PAGE_OVERLAP) return 0;
+	return 1 + Math.ceil(Math.max(0, first.total - size) / (size - PAGE_OVERLAP));
 }
 
 /** Oldest first; ties in one millisecond in a fixed order, by id. */
