@@ -6,13 +6,12 @@
  * beside another form is named on the 10th poll rather than the 5th. Black-box: what was
  * emitted, reported and asked of the simulated service.
  */
-import { check, formatViolations } from './oracle';
-import type { Trace } from './run';
-import { runSchedule } from './run';
-import type { Step } from './schedule';
 import { SimServer } from '../sim/server';
 import { MINUTE, drain, newestId, pollsUnnamedBeforeEmitted, setUp, settingsWith } from './named';
-import { REQUEST_MS, startMs } from './run';
+import { check, formatViolations } from './oracle';
+import type { Trace } from './run';
+import { REQUEST_MS, runSchedule, startMs } from './run';
+import type { Step } from './schedule';
 
 /** `polls` polls a minute apart, each after a response to every one of `forms` forms. */
 function aResponseAMinuteToEach(forms: number, polls: number): Step[] {
