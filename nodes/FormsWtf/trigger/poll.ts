@@ -216,11 +216,9 @@ class Poll {
 		}
 		// A read cut behind other forms' reads did not have a poll of its own: it goes first on
 		// the next poll (no `readAtRev`). Nor is it counted, as a read cut by the items a poll
-		// hands over is not (those take their turn, or a backlog would hold the other forms back);
-		// unless its window is longer than any poll reads.
-		const cut = !read.whole && (read.failure === undefined || read.failure === NOT_IN_ONE_POLL);
-		const sharedPoll =
-			cut && read.failure === undefined && (!firstRead || this.budget.cutByItems());
+		// hands over is not (those take their turn, or a backlog would hold the other forms back).
+		const cut = !read.whole && read.failure === undefined;
+		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		if (watch !== 'form') {
 			if (cut && !firstRead) delete cursor.readAtRev;
 			else cursor.readAtRev = this.next.rev;

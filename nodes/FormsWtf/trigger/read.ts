@@ -73,7 +73,7 @@ export class PollBudget implements PageSource {
 	/** Why the poll cut a read: its pages or items (undefined: its time). */
 	cutBy(): unknown {
 		if (this.stoppedBy !== undefined) return this.stoppedBy;
-		return this.spent() ? NOT_IN_ONE_POLL : undefined;
+		return Date.now() > this.deadline ? undefined : NOT_IN_ONE_POLL;
 	}
 
 	/**
@@ -189,10 +189,17 @@ class WindowRead {
 			// Out of pages before the walk: cut where the proven reads stopped.
 			if (!this.budget.mayRead()) return false;
 			this.walkingWindow = true;
+			// A walk the poll has no pages left for reads only the list's end, where new responses
+			// are, once that end proves `total` counts the window; one longer than any poll reads is
+			// never read whole, whoever goes first.
+			const pagesNeeded = pagesToWalk(first);
+			const pagesLeft = MAX_PAGES_PER_POLL - this.budget.pages;
+			if (pagesNeeded > pagesLeft && (await pages.readEnd(first, take))) {
+				if (pagesNeeded > MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
+				return false;
+			}
 			const walked = await pages.walk(first, 0, take);
 			if (walked === 'notWhole') throw NOT_WHOLE;
-			// A window more pages long than any poll reads is never read whole, whoever goes first.
-			if (walked === 'cut' && pagesToWalk(first) > MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
 			return walked === 'whole';
 		}
 	}

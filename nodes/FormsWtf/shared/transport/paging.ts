@@ -460,6 +460,19 @@ export class FormPages {
 		return undefined;
 	}
 
+	/**
+	 * The end of an oldest-first list, its newest responses, asked at `total − page + page/10`
+	 * (arrivals push the end on): true when the answer's own `hasMore: false` proves it holds them.
+	 */
+	async readEnd(first: FetchedPage, take: (responses: FormResponse[]) => void): Promise<boolean> {
+		const size = first.responses.length;
+		if (orderOf(first.responses) !== 1 || first.total === undefined || !this.budget.mayRead())
+			return false;
+		const end = await this.at(Math.max(0, first.total - size + Math.floor(size / 10)));
+		take(end.responses);
+		return !end.hasMore && end.responses.length > 0;
+	}
+
 	/** A first page of one millisecond shows no order: the list's last response tells it. */
 	async orderByLast(
 		first: FetchedPage,
