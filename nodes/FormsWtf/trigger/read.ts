@@ -189,13 +189,16 @@ class WindowRead {
 			// Out of pages before the walk: cut where the proven reads stopped.
 			if (!this.budget.mayRead()) return false;
 			this.walkingWindow = true;
-			// A walk the poll has no pages left for reads only the list's end, where new responses
-			// are, once that end proves `total` counts the window; one longer than any poll reads is
+			// A walk of an oldest-first list the poll has no pages left for reads only the list's end,
+			// where new responses are, once that end proves `total` counts the window (a newest-first
+			// walk begins with them, and what it reads comes); one longer than any poll reads is
 			// never read whole, whoever goes first.
-			const pagesNeeded = pagesToWalk(first);
-			const pagesLeft = MAX_PAGES_PER_POLL - this.budget.pages;
-			if (pagesNeeded > pagesLeft && (await pages.readEnd(first, take))) {
-				if (pagesNeeded > MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
+			const pagesNeeded = pagesAfter(first);
+			if (
+				pagesNeeded > MAX_PAGES_PER_POLL - this.budget.pages &&
+				(await pages.readEnd(first, take))
+			) {
+				if (pagesNeeded >= MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
 				return false;
 			}
 			const walked = await pages.walk(first, 0, take);
@@ -274,11 +277,11 @@ class WindowRead {
 	}
 }
 
-/** The pages a walk from `first` needs to reach the end its `total` says (0 when it says none). */
-function pagesToWalk(first: FetchedPage): number {
+/** The pages a walk needs after `first` to reach the end its `total` says (0 when it says none). */
+function pagesAfter(first: FetchedPage): number {
 	const size = first.responses.length;
 	if (first.total === undefined || size <= PAGE_OVERLAP) return 0;
-	return 1 + Math.ceil(Math.max(0, first.total - size) / (size - PAGE_OVERLAP));
+	return Math.ceil(Math.max(0, first.total - size) / (size - PAGE_OVERLAP));
 }
 
 /** Oldest first; ties in one millisecond in a fixed order, by id. */

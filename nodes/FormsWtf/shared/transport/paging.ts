@@ -462,7 +462,8 @@ export class FormPages {
 
 	/**
 	 * The end of an oldest-first list, its newest responses, asked at `total − page + page/10`
-	 * (arrivals push the end on): true when the answer's own `hasMore: false` proves it holds them.
+	 * (arrivals push the end on): true when the answer's own `hasMore: false` proves it holds
+	 * them, and so that `total` counts what `since` asks.
 	 */
 	async readEnd(first: FetchedPage, take: (responses: FormResponse[]) => void): Promise<boolean> {
 		const size = first.responses.length;
