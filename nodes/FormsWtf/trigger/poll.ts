@@ -172,12 +172,19 @@ class Poll {
 		const due = formsToRead(this.next, this.forms, this.settings).filter(
 			(form) => !only || only.has(form.id),
 		);
+		const cutByShare: WatchedForm[] = [];
 		for (const [index, form] of due.entries()) {
 			this.budget.shareItems(due.length - index);
 			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
 				notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
-			else await this.read(form);
+			else if (await this.read(form)) cutByShare.push(form);
+		}
+		// What the forms read later left of the items goes to those their share cut, in turn.
+		for (const [index, form] of cutByShare.entries()) {
+			this.budget.shareItems(cutByShare.length - index);
+			if (this.budget.mayRead() && this.failedInARow < MAX_FAILED_READS_IN_A_ROW)
+				await this.read(form);
 		}
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
 		// (a rate limit, failing reads), or it is in a run of polls without progress already.
@@ -191,7 +198,8 @@ class Poll {
 		}
 	}
 
-	private async read(form: WatchedForm): Promise<void> {
+	/** Reads a form; true when its share of the items cut the read. */
+	private async read(form: WatchedForm): Promise<boolean> {
 		const firstRead = this.formsRead++ === 0;
 		const learnFromMs = this.learning.get(form.id);
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
@@ -214,14 +222,14 @@ class Poll {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
-		// A read cut behind other forms' reads did not have a poll of its own: it goes first on
-		// the next poll (no `readAtRev`). Nor is it counted, as a read cut by the items a poll
-		// hands over is not (those take their turn, or a backlog would hold the other forms back).
+		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
+		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
+		// as a read cut by its share of the items is not (those take their turn, or a backlog
+		// would hold the other forms back).
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		if (watch !== 'form') {
-			if (cut && !firstRead) delete cursor.readAtRev;
-			else cursor.readAtRev = this.next.rev;
+			if (!cut || firstRead) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
@@ -230,6 +238,7 @@ class Poll {
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
 		else if (sharedPoll) this.next.forms[form.id] = cursor;
 		else this.next.forms[form.id] = this.noProgress(form, cursor, failure);
+		return cut && this.budget.cutByItems();
 	}
 
 	/** Reads a form's newest existing responses for the choice; one that keeps failing leaves it. */

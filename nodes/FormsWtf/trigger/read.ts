@@ -165,6 +165,7 @@ class WindowRead {
 	/** True when proven whole; a walk that cannot be proven throws NOT_WHOLE. */
 	async read(): Promise<boolean> {
 		const take = (responses: FormResponse[]) => this.take(responses);
+		const floor = this.options.floor ?? this.cursor.floor;
 		for (;;) {
 			if (!this.budget.mayRead()) return false;
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
@@ -189,16 +190,17 @@ class WindowRead {
 			// Out of pages before the walk: cut where the proven reads stopped.
 			if (!this.budget.mayRead()) return false;
 			this.walkingWindow = true;
-			// A walk of an oldest-first list the poll has no pages left for reads only the list's end,
-			// where new responses are, once that end proves `total` counts the window (a newest-first
-			// walk begins with them, and what it reads comes); one longer than any poll reads is
-			// never read whole, whoever goes first.
+			// Instead of a walk of an oldest-first list that no poll finishes, or that this poll has
+			// no pages left for, the list's end is read, where new responses are, once it proves
+			// `total` counts the window (a newest-first walk begins with them, and what it reads
+			// comes). Not while existing responses in the window are to be learned with New
+			// Response: an update of one is not new.
 			const pagesNeeded = pagesAfter(first);
-			if (
-				pagesNeeded > MAX_PAGES_PER_POLL - this.budget.pages &&
-				(await pages.readEnd(first, take))
-			) {
-				if (pagesNeeded >= MAX_PAGES_PER_POLL) throw NOT_IN_ONE_POLL;
+			const beyondAnyPoll = pagesNeeded >= MAX_PAGES_PER_POLL;
+			const learning = this.options.updatedResponses === 'ignore' && floor !== undefined;
+			const notNow = !learning && pagesNeeded > MAX_PAGES_PER_POLL - this.budget.pages;
+			if ((beyondAnyPoll || notNow) && (await pages.readEnd(first, take))) {
+				if (beyondAnyPoll) throw NOT_IN_ONE_POLL;
 				return false;
 			}
 			const walked = await pages.walk(first, 0, take);
