@@ -35,9 +35,9 @@ function lateWaits(trace: Trace): Record<string, number[]> {
 
 describe('Selected Forms: one backlog beside small forms', () => {
 	// Every response since a date a day back: form1 holds 12,000 responses of that day, form0 and
-	// form2 to form4 get a response a minute each. A poll hands over 2,000 items, shared in equal
-	// parts of what is left before each read; what the forms read after the backlog leave goes
-	// back to it in a second read. Measured: form1 gets 2,079 or 2,080 items a poll, all out on
+	// form2 to form4 get a response a minute each. A poll hands over 2,000 items, shared before
+	// each read (a page's worth kept for each form read after it); what the forms read after the
+	// backlog leave goes back to it in a second read. Measured: form1 gets 2,079 or 2,080 items a poll, all out on
 	// poll 5, as when it took every item. (Without the second read the small forms left most of
 	// their shares unused: 495 and 595 a poll, 22 polls, beyond the oracle's liveness bound.)
 	it('the backlog comes at nearly 2,000 items a poll, within the liveness bound', async () => {

@@ -31,6 +31,9 @@ export const MAX_PAGES_PER_POLL = 40;
 /** Responses one poll emits before it stops asking for pages: a backlog comes in executions of this size. */
 export const MAX_ITEMS_PER_POLL = 2000;
 
+/** Items a poll keeps, while it reads a form, for each form it reads after it: a page of 100. */
+const ITEMS_KEPT_PER_FORM = 100;
+
 /** Why a read that got its pages is not proven. */
 export const NOT_WHOLE = new Error(
 	'its responses could not be read whole: they kept changing between pages, or the service did not list them in order',
@@ -77,12 +80,15 @@ export class PollBudget implements PageSource {
 	}
 
 	/**
-	 * Before a form's read: the items the poll still hands over are shared among the forms left to
-	 * read, so that a backlog does not hold back the others' new responses for a poll.
+	 * Before a form's read: of the items the poll still hands over, a page's worth (at most an
+	 * equal share) is kept for each form left to read after it, so that a backlog does not hold
+	 * back the others' new responses for a poll, nor lose its pace to them.
 	 */
 	shareItems(formsLeft: number): void {
 		const left = MAX_ITEMS_PER_POLL - this.items;
-		this.itemsUntil = this.items + Math.ceil(left / Math.max(1, formsLeft));
+		const others = Math.max(0, formsLeft - 1);
+		const kept = others * Math.min(ITEMS_KEPT_PER_FORM, left / Math.max(1, formsLeft));
+		this.itemsUntil = this.items + Math.ceil(left - kept);
 	}
 
 	cutByItems(): boolean {
