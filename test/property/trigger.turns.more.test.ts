@@ -6,9 +6,9 @@
  * so). Black-box: what was emitted, reported and asked of the simulated service.
  */
 import { MINUTE, naming, pollsUnnamedBeforeEmitted, settingsWith } from './named';
+import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
-import { runSchedule } from './run';
 import type { Step } from './schedule';
 
 /** `polls` polls a minute apart, each after `perForm` responses to every one of `forms` forms. */
@@ -60,7 +60,7 @@ describe('New Response: several forms whose windows each fit in a poll, but not 
 	it.failing(
 		'each new response comes within 2 polls, as with New or Updated Response',
 		async () => {
-			const trace = await runSchedule({
+			const trace = await runUnstarved({
 				settings: settingsWith({
 					watch: 'selectedForms',
 					formCount: 5,
@@ -107,7 +107,7 @@ describe('busy windows that each fit in a poll, but not together, as responses k
 	it.failing(
 		'no error names a form whose window fits',
 		async () => {
-			const trace = await runSchedule({
+			const trace = await runUnstarved({
 				settings: settingsWith({
 					watch: 'selectedForms',
 					formCount: 5,
@@ -145,7 +145,7 @@ describe('Every Response Since a Date inside the look-back window: backlogs in t
 	// form cut the first walk, and a second read began it again at the window's start: 471 to 480
 	// a poll, the last on poll 28, beyond the oracle's liveness bound.) Within the assumptions.
 	it('the backlogs come at nearly 2,000 items a poll, within the liveness bound', async () => {
-		const trace = await runSchedule({
+		const trace = await runUnstarved({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
