@@ -215,21 +215,26 @@ class Poll {
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
 		const cursor = read.cursor;
 		// Read whole, what existed is known one by one: a response that shows up later with an
-		// earlier timestamp (visible late) was not there to count as existing. A date to emit from
-		// stays the floor: nothing submitted before it comes.
-		if (learnFromMs !== undefined && read.whole) {
-			const { emitSinceMs } = this.next;
+		// earlier timestamp (visible late) was not there to count as existing. So goes the floor of
+		// the moment the form started at, on its first whole read (it need not be the activation's).
+		// A date to emit from stays the floor: nothing submitted before it comes.
+		const { emitSinceMs } = this.next;
+		const startFloor = cursor.floor?.id === '' && cursor.floor.atMs !== emitSinceMs;
+		if (read.whole && (learnFromMs !== undefined || startFloor)) {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
 		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back).
+		// would hold the other forms back). A first read that left the poll's pages to the others
+		// (its walk did not fit after what it proved) keeps its turn too: with less to prove on
+		// the next poll, its walk fits.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
+		const deferred = cut && this.budget.mayRead();
 		if (watch !== 'form') {
-			if (!cut || firstRead) cursor.readAtRev = this.next.rev;
+			if (!cut || (firstRead && !deferred)) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
