@@ -174,18 +174,13 @@ class Poll {
 		);
 		const cutByShare: WatchedForm[] = [];
 		for (const [index, form] of due.entries()) {
-			this.budget.shareItems(due.length - index);
-			if (!this.budget.mayRead() || this.failedInARow >= MAX_FAILED_READS_IN_A_ROW)
-				notReached.push(form);
+			if (!this.mayReadMore(due.length - index)) notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
 			else if (await this.read(form)) cutByShare.push(form);
 		}
 		// What the forms read later left of the items goes to those their share cut, in turn.
-		for (const [index, form] of cutByShare.entries()) {
-			this.budget.shareItems(cutByShare.length - index);
-			if (this.budget.mayRead() && this.failedInARow < MAX_FAILED_READS_IN_A_ROW)
-				await this.read(form);
-		}
+		for (const [index, form] of cutByShare.entries())
+			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
 		// (a rate limit, failing reads), or it is in a run of polls without progress already.
 		const stoppedBy =
@@ -196,6 +191,15 @@ class Poll {
 			if (stoppedBy !== undefined || cursor.failedPolls)
 				this.next.forms[form.id] = this.noProgress(form, cursor, stoppedBy);
 		}
+	}
+
+	/**
+	 * Whether the next of `formsLeft` forms is read: the poll has pages, time and that form's share
+	 * of the items left, and reads are not failing one after the other.
+	 */
+	private mayReadMore(formsLeft: number): boolean {
+		this.budget.shareItems(formsLeft);
+		return this.budget.mayRead() && this.failedInARow < MAX_FAILED_READS_IN_A_ROW;
 	}
 
 	/** Reads a form; true when its share of the items cut the read. */

@@ -15,10 +15,10 @@ import {
 	FormPages,
 	getResponsesPage,
 	MAX_PAGE_SIZE,
-	PAGE_OVERLAP,
 	submittedAtMs,
+	walkPagesAfter,
 } from '../shared/transport/paging';
-import type { FetchedPage, PageClock, PageSource } from '../shared/transport/paging';
+import type { PageClock, PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Floor, FormCursor } from './state';
 
@@ -201,7 +201,7 @@ class WindowRead {
 			// `total` counts the window (a newest-first walk begins with them, and what it reads
 			// comes). Not while existing responses in the window are to be learned with New
 			// Response: an update of one is not new.
-			const pagesNeeded = pagesAfter(first);
+			const pagesNeeded = walkPagesAfter(first);
 			const beyondAnyPoll = pagesNeeded >= MAX_PAGES_PER_POLL;
 			const learning = this.options.updatedResponses === 'ignore' && floor !== undefined;
 			const notNow = !learning && pagesNeeded > MAX_PAGES_PER_POLL - this.budget.pages;
@@ -283,13 +283,6 @@ class WindowRead {
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
-}
-
-/** The pages a walk needs after `first` to reach the end its `total` says (0 when it says none). */
-function pagesAfter(first: FetchedPage): number {
-	const size = first.responses.length;
-	if (first.total === undefined || size <= PAGE_OVERLAP) return 0;
-	return Math.ceil(Math.max(0, first.total - size) / (size - PAGE_OVERLAP));
 }
 
 /** Oldest first; ties in one millisecond in a fixed order, by id. */

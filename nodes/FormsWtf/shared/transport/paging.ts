@@ -386,13 +386,13 @@ export const MIN_PROVING_PAGE = 10;
 /** Times a walk begins again from its first offset before it counts as not proven. */
 const WALK_PASSES = 3;
 
-/** Pages of one form's list, from one `since`, with the proofs each answer carries. */
 /** A page's clock: its Date (whole seconds, their start), or the n8n host's when it was asked for. */
 export interface PageClock {
 	atMs: number;
 	onServiceClock: boolean;
 }
 
+/** Pages of one form's list, from one `since`, with the proofs each answer carries. */
 export class FormPages {
 	/** The clock of the first page: the service's Date at the first answer, or the host's. */
 	started?: PageClock;
@@ -539,6 +539,13 @@ export class FormPages {
 			begin(page);
 		}
 	}
+}
+
+/** The pages a walk needs after `first` to reach the end its `total` says (0 when it says none). */
+export function walkPagesAfter(first: FetchedPage): number {
+	const size = first.responses.length;
+	if (first.total === undefined || size <= PAGE_OVERLAP) return 0;
+	return Math.ceil(Math.max(0, first.total - size) / (size - PAGE_OVERLAP));
 }
 
 /** The submission time of a response in epoch ms; undefined when it has none the trigger can use. */
