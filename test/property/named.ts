@@ -8,7 +8,7 @@ import { useVirtualWaits } from '../sim/session';
 import { check, formatViolations } from './oracle';
 import type { Emitted, Trace } from './run';
 import { Driver, REQUEST_MS, startMs } from './run';
-import type { Assumptions, FuzzSettings } from './schedule';
+import type { Assumptions, FuzzSettings, Step } from './schedule';
 import { assumptionsOf } from './schedule';
 
 export const MINUTE = 60_000;
@@ -200,4 +200,45 @@ export function pollsUnnamedBeforeEmitted(trace: Trace, id: string): number {
 				poll.errors.some((error) => error.includes(response?.formId ?? '?'))),
 	);
 	return (told < 0 ? trace.polls.length : told) - from;
+}
+
+/** Schedule steps: `polls` plain polls, `before(poll)` ahead of each, then `advanceMs` (a minute). */
+export function stepsAMinuteApart(
+	polls: number,
+	before: (poll: number) => Step[],
+	advanceMs = MINUTE,
+): Step[] {
+	return Array.from({ length: polls }, (_, poll) => [
+		...before(poll),
+		{ kind: 'poll' as const, budget: 'default' as const },
+		{ kind: 'advance' as const, ms: advanceMs },
+	]).flat();
+}
+
+/** Schedule steps: `count` responses to each of `forms`, `gapMs` apart. */
+export function responsesTo(forms: number[], count = 1, gapMs = 1): Step[] {
+	return forms.map((form) => ({ kind: 'submit' as const, form, count, gapMs }));
+}
+
+/**
+ * The longest wait (pollsUnnamedBeforeEmitted) of a response to each of the first `forms` forms
+ * that showed up from poll `fromPoll` on, before poll `toPoll` when given.
+ */
+export function longestWaits(
+	trace: Trace,
+	forms: number,
+	fromPoll: number,
+	toPoll?: number,
+): Record<string, number> {
+	const fromMs = trace.polls[fromPoll]?.startMs ?? 0;
+	const toMs = toPoll === undefined ? Infinity : trace.polls[toPoll].startMs;
+	const waits: Record<string, number> = {};
+	for (let form = 0; form < forms; form++) {
+		const formId = `form${form}`;
+		const shown = trace.server.responses.filter(
+			(r) => r.formId === formId && (r.visibleAtMs ?? 0) >= fromMs && (r.visibleAtMs ?? 0) < toMs,
+		);
+		waits[formId] = Math.max(0, ...shown.map((r) => pollsUnnamedBeforeEmitted(trace, r.id)));
+	}
+	return waits;
 }

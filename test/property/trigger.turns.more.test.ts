@@ -4,41 +4,23 @@
  * windows that the items a poll hands over are shared among. Black-box: what was emitted,
  * reported and asked of the simulated service.
  */
-import { MINUTE, naming, pollsUnnamedBeforeEmitted, settingsWith } from './named';
+import {
+	longestWaits,
+	MINUTE,
+	naming,
+	responsesTo,
+	settingsWith,
+	stepsAMinuteApart,
+} from './named';
 import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
-import type { Trace } from './run';
 import type { Step } from './schedule';
 
 /** `polls` polls a minute apart, each after `perForm` responses to every one of `forms` forms. */
 function responsesAMinuteToEach(forms: number, polls: number, perForm = 1): Step[] {
 	const gapMs = Math.floor(MINUTE / (forms * perForm));
-	return Array.from({ length: polls }, () => [
-		...Array.from({ length: forms }, (_, form) => ({
-			kind: 'submit' as const,
-			form,
-			count: perForm,
-			gapMs,
-		})),
-		{ kind: 'poll' as const, budget: 'default' as const },
-		{ kind: 'advance' as const, ms: MINUTE - forms * (perForm - 1) * gapMs },
-	]).flat();
-}
-
-/** The longest wait of a new response shown from poll `fromPoll` to poll `toPoll`, form by form. */
-function longestWaits(trace: Trace, forms: number, fromPoll: number, toPoll: number) {
-	const out: Record<string, number> = {};
-	for (let form = 0; form < forms; form++) {
-		const formId = `form${form}`;
-		const fresh = trace.server.responses.filter(
-			(r) =>
-				r.formId === formId &&
-				r.visibleAtMs >= trace.polls[fromPoll].startMs &&
-				r.visibleAtMs < trace.polls[toPoll].startMs,
-		);
-		out[formId] = Math.max(0, ...fresh.map((r) => pollsUnnamedBeforeEmitted(trace, r.id)));
-	}
-	return out;
+	const submits = responsesTo([...Array(forms).keys()], perForm, gapMs);
+	return stepsAMinuteApart(polls, () => submits, MINUTE - forms * (perForm - 1) * gapMs);
 }
 
 describe('New Response: several forms whose windows each fit in a poll, but not together', () => {

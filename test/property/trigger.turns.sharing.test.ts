@@ -4,25 +4,17 @@
  * activation, and a busy window that, with what left it since the last poll, does not fit.
  * Black-box: what was emitted, reported and asked of the simulated service.
  */
-import { MINUTE, naming, pollsUnnamedBeforeEmitted, settingsWith } from './named';
+import {
+	MINUTE,
+	naming,
+	pollsUnnamedBeforeEmitted,
+	responsesTo,
+	settingsWith,
+	stepsAMinuteApart,
+} from './named';
 import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
-import type { Step } from './schedule';
-
-/** Polls a minute apart, each after `before` (the poll's index given). */
-function pollsAMinuteApart(polls: number, before: (poll: number) => Step[]): Step[] {
-	return Array.from({ length: polls }, (_, poll) => [
-		...before(poll),
-		{ kind: 'poll' as const, budget: 'default' as const },
-		{ kind: 'advance' as const, ms: MINUTE },
-	]).flat();
-}
-
-/** A response to each of `forms`. */
-function aResponseTo(forms: number[], count = 1): Step[] {
-	return forms.map((form) => ({ kind: 'submit' as const, form, count, gapMs: 1 }));
-}
 
 /** The responses that showed up well after their `submittedAt`, form by form, with their waits. */
 function lateWaits(trace: Trace): Record<string, number[]> {
@@ -55,7 +47,7 @@ describe('Selected Forms: one backlog beside small forms', () => {
 				seedAgoMs: 60 * MINUTE,
 				seedSpacingMs: 5_000,
 			}),
-			steps: pollsAMinuteApart(26, () => aResponseTo([0, 2, 3, 4])),
+			steps: stepsAMinuteApart(26, () => responsesTo([0, 2, 3, 4])),
 		});
 		expect(trace.schedule.assumptions).toBe('within');
 		// The poll that emitted the backlog's last response.
@@ -91,8 +83,8 @@ describe('three forms whose windows each fit in a poll, but no two together', ()
 				seedAgoMs: MINUTE,
 				seedSpacingMs: 1_500,
 			}),
-			steps: pollsAMinuteApart(32, (poll) => [
-				...aResponseTo([0, 1, 2], 10),
+			steps: stepsAMinuteApart(32, (poll) => [
+				...responsesTo([0, 1, 2], 10),
 				...[0, 1, 2].map((form) => ({
 					kind: 'late' as const,
 					form,
@@ -138,7 +130,7 @@ describe('New Response (Ignore): a form read after another at activation', () =>
 				{ kind: 'poll', budget: 'default' },
 				{ kind: 'advance', ms: MINUTE },
 				{ kind: 'update', form: 1, pick: 1_000 },
-				...pollsAMinuteApart(4, () => aResponseTo([0, 1])),
+				...stepsAMinuteApart(4, () => responsesTo([0, 1])),
 			],
 		});
 		expect(trace.schedule.assumptions).toBe('within');

@@ -6,40 +6,25 @@
  * Black-box: what was emitted, reported and asked of the simulated service.
  */
 import { SimServer } from '../sim/server';
-import { MINUTE, drain, newestId, pollsUnnamedBeforeEmitted, setUp, settingsWith } from './named';
+import {
+	drain,
+	longestWaits,
+	MINUTE,
+	newestId,
+	pollsUnnamedBeforeEmitted,
+	responsesTo,
+	setUp,
+	settingsWith,
+	stepsAMinuteApart,
+} from './named';
 import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
-import type { Trace } from './run';
 import { REQUEST_MS, startMs } from './run';
 import type { Step } from './schedule';
 
 /** `polls` polls a minute apart, each after a response to every one of `forms` forms. */
 function aResponseAMinuteToEach(forms: number, polls: number): Step[] {
-	return Array.from({ length: polls }, () => [
-		...Array.from({ length: forms }, (_, form) => ({
-			kind: 'submit' as const,
-			form,
-			count: 1,
-			gapMs: 1,
-		})),
-		{ kind: 'poll' as const, budget: 'default' as const },
-		{ kind: 'advance' as const, ms: MINUTE },
-	]).flat();
-}
-
-/** The longest wait of a new response, form by form, and the errors naming each form. */
-function waitsByForm(trace: Trace, forms: number, fromPoll = 0) {
-	const out: Record<string, { longest: number; named: number }> = {};
-	for (let form = 0; form < forms; form++) {
-		const formId = `form${form}`;
-		const fresh = trace.server.responses.filter(
-			(r) => r.formId === formId && (r.visibleAtMs ?? 0) >= (trace.polls[fromPoll]?.startMs ?? 0),
-		);
-		const longest = Math.max(0, ...fresh.map((r) => pollsUnnamedBeforeEmitted(trace, r.id)));
-		const named = trace.polls.filter((p) => p.errors.some((e) => e.includes(formId))).length;
-		out[formId] = { longest, named };
-	}
-	return out;
+	return stepsAMinuteApart(polls, () => responsesTo([...Array(forms).keys()]));
 }
 
 describe('several forms whose windows each fit in a poll, but not together', () => {
@@ -67,8 +52,8 @@ describe('several forms whose windows each fit in a poll, but not together', () 
 			steps: aResponseAMinuteToEach(5, 20),
 		});
 		expect(trace.schedule.assumptions).toBe('within');
-		const waits = waitsByForm(trace, 5, 1);
-		expect(Object.values(waits).filter((w) => w.longest > 2)).toEqual([]);
+		const waits = longestWaits(trace, 5, 1);
+		expect(Object.values(waits).filter((polls) => polls > 2)).toEqual([]);
 		expect(formatViolations(check(trace))).toBe('');
 	});
 
@@ -95,8 +80,8 @@ describe('several forms whose windows each fit in a poll, but not together', () 
 			steps: aResponseAMinuteToEach(4, 20),
 		});
 		expect(trace.schedule.assumptions).toBe('within');
-		const waits = waitsByForm(trace, 4, 1);
-		expect(Object.values(waits).filter((w) => w.longest > 4)).toEqual([]);
+		const waits = longestWaits(trace, 4, 1);
+		expect(Object.values(waits).filter((polls) => polls > 4)).toEqual([]);
 		expect(formatViolations(check(trace))).toBe('');
 	});
 });
