@@ -85,6 +85,44 @@ describe('Every Response Since a Date in the future, All Forms, a form listed af
 	});
 });
 
+describe('Every Response Since a Date in the future, a stored date that does not fit', () => {
+	// The date 30 minutes after activation, two selected forms. After two polls the stored date to
+	// emit from does not fit (not a number): the trigger warns that it was reset, so that forms
+	// listed later start at the activation; each form's floor is still the date. A floor that is
+	// no longer the stored date is not taken for the floor of the moment the form started at,
+	// which goes with the form's first whole read: that one lies between the activation and the
+	// poll, and a date still ahead does not. (Taken for one, every response submitted before the
+	// date came: 0, 2 and 2 on the three polls after the restart, 26 to 27 minutes before it.)
+	it('no response submitted before the date comes', async () => {
+		const { server, driver } = setUp({
+			version: 2,
+			watch: 'selectedForms',
+			formCount: 2,
+			selected: [0, 1],
+			sinceAgoMs: -30 * MINUTE,
+			pageCap: 100,
+			lookBackMinutes: 10,
+		});
+		await driver.poll();
+		server.apply({ kind: 'advance', ms: MINUTE });
+		server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 1 });
+		await driver.poll();
+		const stored = driver.session.storedStaticData;
+		const key = Object.keys(stored).find((name) => name.startsWith('node:')) as string;
+		(stored[key] as Record<string, unknown>).emitSinceMs = 'not a number';
+		driver.session.restart();
+		const emittedBeforeTheDate: number[] = [];
+		for (let poll = 0; poll < 3; poll++) {
+			server.apply({ kind: 'advance', ms: MINUTE });
+			server.apply({ kind: 'submit', form: 0, count: 1, gapMs: 1 });
+			server.apply({ kind: 'submit', form: 1, count: 1, gapMs: 1 });
+			emittedBeforeTheDate.push((await driver.poll()).emitted.length);
+		}
+		expect(emittedBeforeTheDate).toEqual([0, 0, 0]);
+		await drain(driver);
+	});
+});
+
 describe('Every Response Since a Date in the future, One Form', () => {
 	for (const order of ['oldestFirst', 'newestFirst'] as const)
 		it(`${order}: restarts and discarded polls on both sides of the date hold back what came before it and bring each one from it on once`, async () => {

@@ -209,7 +209,8 @@ class Poll {
 		const floor = learnFromMs === undefined ? undefined : { atMs: learnFromMs + 1000, id: '' };
 		const { watch } = this.settings;
 		const options = { ...this.settings, floor };
-		const read = await readForm(this.budget, form.id, this.cursorOf(form.id), options);
+		const before = this.cursorOf(form.id);
+		const read = await readForm(this.budget, form.id, before, options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
 		const unprovable = read.failure === NOT_WHOLE || read.failure === NOT_IN_ONE_POLL;
@@ -220,10 +221,15 @@ class Poll {
 		const cursor = read.cursor;
 		// Read whole, what existed is known one by one: a response that shows up later with an
 		// earlier timestamp (visible late) was not there to count as existing. So goes the floor of
-		// the moment the form started at, on its first whole read (it need not be the activation's).
-		// A date to emit from stays the floor: nothing submitted before it comes.
-		const { emitSinceMs } = this.next;
-		const startFloor = cursor.floor?.id === '' && cursor.floor.atMs !== emitSinceMs;
+		// the moment the form started at (from the activation to now: a date still ahead is none),
+		// on its first whole read. A date to emit from stays the floor: nothing before it comes.
+		const { emitSinceMs, activatedAtMs } = this.next;
+		const startedAt = cursor.floor;
+		const startFloor =
+			startedAt?.id === '' &&
+			startedAt.atMs !== emitSinceMs &&
+			startedAt.atMs >= activatedAtMs &&
+			startedAt.atMs <= this.serviceNowMs();
 		if (read.whole && (learnFromMs !== undefined || startFloor)) {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
@@ -231,14 +237,16 @@ class Poll {
 		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back). A first read that left the poll's pages to the others
-		// (its walk did not fit after what it proved) keeps its turn too: with less to prove on
-		// the next poll, its walk fits.
+		// would hold the other forms back). A first read cut by the poll's pages keeps its turn
+		// once, and is counted: it had more to prove than a poll's worth since its last read, and
+		// with a poll's worth on the next, a window that fits is read whole; one that still does
+		// not, or a poll out of time, must not hold the first place.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
-		const deferred = cut && this.budget.mayRead();
+		const byPages = !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
+		const keepsTurn = cut && (!firstRead || (byPages && !before.failedPolls));
 		if (watch !== 'form') {
-			if (!cut || (firstRead && !deferred)) cursor.readAtRev = this.next.rev;
+			if (!keepsTurn) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of

@@ -249,10 +249,13 @@ class WindowRead {
 	}
 
 	result(whole: boolean, failure: unknown): FormRead {
-		// Progress is what the next read need not do again: responses `since` left behind or found
-		// new; not a walk of the window the poll cut, which the next read begins again.
+		// Progress is what the next read need not do again: responses `since` left behind that no
+		// read had before, or found new; not responses leaving the window, which `since` passes
+		// with the clock, nor a walk of the window the poll cut, which the next read begins again.
 		const fromMs = Date.parse(this.cursor.since);
-		const passed = Object.values(this.seen).some((ms) => ms > fromMs && ms <= this.sinceMs);
+		const passed = Object.entries(this.seen).some(
+			([id, ms]) => ms > fromMs && ms <= this.sinceMs && this.cursor.seen[id] !== ms,
+		);
 		if (whole) {
 			// Trails the read's start by the look-back window: a response that shows up a little
 			// after its timestamp is still found. On the n8n host's clock (no Date header) also the
