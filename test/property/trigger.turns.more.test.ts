@@ -146,6 +146,72 @@ describe('newest first: busy windows that each fit in a poll, but not together',
 	}, 90_000);
 });
 
+describe('All Forms: busy windows, with an update now and then', () => {
+	// Four forms (All Forms), oldest first, pages of 100, a 60-minute window of 3,500 responses
+	// each, 58 a minute each, and an update of form0 every fourth poll. Measured: no error, a new
+	// response waits 4 polls at most (7 when a first read cut by the poll's pages went to the back
+	// of the turns at once).
+	it('every new response comes within 4 polls, no error', async () => {
+		const trace = await runUnstarved({
+			settings: settingsWith({ ...busyWindows, watch: 'allForms', formCount: 4, selected: [] }),
+			steps: stepsAMinuteApart(30, (poll) => [
+				...responsesTo([0, 1, 2, 3], 58, 10),
+				...(poll % 4 === 2 ? [{ kind: 'update' as const, form: 0, pick: poll * 13 }] : []),
+			]),
+			assumptions: 'within',
+		});
+		expect(trace.polls.flatMap((poll) => poll.errors)).toEqual([]);
+		expect(Math.max(...Object.values(longestWaits(trace, 4, 1, 29)))).toBeLessThanOrEqual(4);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+});
+
+describe('newest first: busy windows that each fit in a poll, after one failed read', () => {
+	// Open: fails today (docs/design.md, "One way to fail"). The newest-first busy windows above
+	// with one failure: the service answers 503 (and its 3 retries) to form2's read on poll 12,
+	// and is healthy after. The failed read counts form2 and sends it to the back; counted
+	// already, its first read cut by the poll's pages does not keep its turn, and a newest-first
+	// walk at this size takes two polls in a row: form2 is not walked again, and is named every
+	// 5th poll on a healthy service (measured after poll 17: polls 21, 26 and 31), though its new
+	// responses come.
+	it.failing(
+		'one failed read does not leave its form named on every 5th healthy poll',
+		async () => {
+			const steps = stepsAMinuteApart(
+				30,
+				(poll) => [
+					...(poll === 12
+						? [
+								{
+									kind: 'fault' as const,
+									fault: { kind: 'serverError' as const, status: 503 as const },
+									times: 4,
+									form: 2,
+								},
+							]
+						: []),
+					...responsesTo([0, 1, 2, 3, 4], 60, 200),
+				],
+				MINUTE - 5 * 59 * 200,
+			);
+			const trace = await runUnstarved({
+				settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
+				steps,
+				assumptions: 'within',
+			});
+			const failedOn = trace.polls
+				.filter((poll) => poll.requests.some((r) => r.status !== 200))
+				.map((poll) => poll.index);
+			expect(failedOn).toEqual([12]);
+			const namedAfter = [0, 1, 2, 3, 4].flatMap((form) =>
+				naming(trace, `form${form}`).filter((error) => Number(error.split(':')[0]) > 17),
+			);
+			expect(namedAfter).toEqual([]);
+		},
+		120_000,
+	);
+});
+
 describe('a window no poll reads whole beside one that fits', () => {
 	// Two selected forms, oldest first, pages of 100, a 60-minute window: form0 holds 3,750
 	// (beyond the fifth assumption: its walk needs 39 pages after the two that begin it), form1
