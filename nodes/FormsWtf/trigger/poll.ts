@@ -19,7 +19,14 @@ import { errorForStuckForm, isErrorDue, POLLS_BEFORE_ERROR, warn } from './repor
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
 import type { FormCursor, NewestChoice, StoredState, TriggerState } from './state';
-import { cursorFrom, readState, STATE_VERSION, unlessAlreadyPolling, writeState } from './state';
+import {
+	cursorFrom,
+	isStartFloor,
+	readState,
+	STATE_VERSION,
+	unlessAlreadyPolling,
+	writeState,
+} from './state';
 import { sampleNewest } from './testEvent';
 
 /** Share of n8n's poll budget spent reading, leaving room to hand the items over. */
@@ -223,13 +230,8 @@ class Poll {
 		// earlier timestamp (visible late) was not there to count as existing. So goes the floor of
 		// the moment the form started at (from the activation to now: a date still ahead is none),
 		// on its first whole read. A date to emit from stays the floor: nothing before it comes.
-		const { emitSinceMs, activatedAtMs } = this.next;
-		const startedAt = cursor.floor;
-		const startFloor =
-			startedAt?.id === '' &&
-			startedAt.atMs !== emitSinceMs &&
-			startedAt.atMs >= activatedAtMs &&
-			startedAt.atMs <= this.serviceNowMs();
+		const { emitSinceMs } = this.next;
+		const startFloor = isStartFloor(cursor.floor, this.next, this.serviceNowMs());
 		if (read.whole && (learnFromMs !== undefined || startFloor)) {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };

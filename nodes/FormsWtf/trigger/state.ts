@@ -74,6 +74,25 @@ export function cursorFrom(firstMs: number, fromMs: number, lookBackMs: number):
 	return { since: new Date(sinceMs).toISOString(), seen: {}, floor: { atMs: firstMs, id: '' } };
 }
 
+/**
+ * Whether a floor is the one of the moment its form started at (the activation, or the poll that
+ * added or reset it), which the form's first whole read lets go: the stored shape does not say,
+ * so it is told from the others: no id (not the oldest of the newest N), not the date to emit
+ * from, and between the activation and now (a date still ahead is none).
+ */
+export function isStartFloor(
+	floor: Floor | undefined,
+	state: Pick<TriggerState, 'activatedAtMs' | 'emitSinceMs'>,
+	nowMs: number,
+): boolean {
+	return (
+		floor?.id === '' &&
+		floor.atMs !== state.emitSinceMs &&
+		floor.atMs >= state.activatedAtMs &&
+		floor.atMs <= nowMs
+	);
+}
+
 export interface StoredState {
 	state?: TriggerState;
 	/** Forms whose cursor did not fit: they go on from this poll's clock. */
