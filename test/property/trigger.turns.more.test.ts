@@ -15,6 +15,7 @@ import {
 } from './named';
 import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
+import type { Trace } from './run';
 import type { FuzzSettings, Step } from './schedule';
 
 /** `polls` polls a minute apart, each after `perForm` responses to every one of `forms` forms. */
@@ -77,6 +78,20 @@ const busyWindows: Partial<FuzzSettings> = {
 	seedSpacingMs: 1_028,
 };
 
+/** The busy windows, with `patch`, over 20 polls a minute apart: 60 responses a minute to each form. */
+async function busyWindowsTrace(patch: Partial<FuzzSettings> = {}) {
+	return await runUnstarved({
+		settings: settingsWith({ ...busyWindows, ...patch }),
+		steps: responsesAMinuteToEach(5, 20, 60),
+		assumptions: 'within',
+	});
+}
+
+/** The errors naming any of the five forms, poll by poll. */
+function namingAny(trace: Trace): string[] {
+	return [0, 1, 2, 3, 4].flatMap((form) => naming(trace, `form${form}`));
+}
+
 describe('busy windows that each fit in a poll, but not together, as responses keep leaving them', () => {
 	// Five selected forms, oldest first, pages of 100, a 60-minute window holding 3,500 responses
 	// each, and 60 a minute each come as about 58 leave: measured, each window holds 3,504 to
@@ -92,14 +107,8 @@ describe('busy windows that each fit in a poll, but not together, as responses k
 	// was counted on every poll that did not reach it, and form2 was named on poll 16, "made no
 	// progress: the poll ran out of time", its new responses waiting up to 8 polls.)
 	it('no error names a form whose window fits, and the walks take turns', async () => {
-		const trace = await runUnstarved({
-			settings: settingsWith(busyWindows),
-			steps: responsesAMinuteToEach(5, 20, 60),
-			assumptions: 'within',
-		});
-		const errors = [0, 1, 2, 3, 4].flatMap((form) =>
-			naming(trace, `form${form}`).filter((error) => Number(error.split(':')[0]) < 20),
-		);
+		const trace = await busyWindowsTrace();
+		const errors = namingAny(trace).filter((error) => Number(error.split(':')[0]) < 20);
 		expect(errors).toEqual([]);
 		const waits = Object.values(longestWaits(trace, 5, 1, 20));
 		expect(Math.max(...waits)).toBeLessThanOrEqual(5);
@@ -114,12 +123,8 @@ describe('New Response: busy windows that each fit in a poll, but not together',
 	// Measured: the windows are walked whole in turn, no error, a new response waits 5 polls at
 	// most (seven such forms: 7 to 8 polls, no error either).
 	it('no error names a form whose window fits, and a new response waits 5 polls at most', async () => {
-		const trace = await runUnstarved({
-			settings: settingsWith({ ...busyWindows, updatedResponses: 'ignore' }),
-			steps: responsesAMinuteToEach(5, 20, 60),
-			assumptions: 'within',
-		});
-		expect([0, 1, 2, 3, 4].flatMap((form) => naming(trace, `form${form}`))).toEqual([]);
+		const trace = await busyWindowsTrace({ updatedResponses: 'ignore' });
+		expect(namingAny(trace)).toEqual([]);
 		expect(Math.max(...Object.values(longestWaits(trace, 5, 1, 20)))).toBeLessThanOrEqual(5);
 		expect(formatViolations(check(trace))).toBe('');
 	}, 90_000);
@@ -130,16 +135,13 @@ describe('newest first: busy windows that each fit in a poll, but not together',
 	// whole in 39 pages a poll). There is no end of the list to read instead of a walk that does
 	// not fit: the walk goes as far as the poll's pages, and is cut. Its form keeps its turn once
 	// and is counted; on the next poll, with a poll's worth to prove, its walk fits and the count
-	// ends: each walk takes two polls in turn. (Sent to the back of the turns at once, a form counted once was counted again on
-	// every poll that did not reach it: 19 errors in 25 polls, every form named every 5th poll,
-	// "made no progress: the poll ran out of time", though its window fits.)
+	// ends: each walk takes two polls in turn. (Sent to the back of the turns at once, a form
+	// counted once was counted again on every poll that did not reach it: 19 errors in 25 polls,
+	// every form named every 5th poll, "made no progress: the poll ran out of time", though its
+	// window fits.)
 	it('no error names a form whose window fits', async () => {
-		const trace = await runUnstarved({
-			settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
-			steps: responsesAMinuteToEach(5, 20, 60),
-			assumptions: 'within',
-		});
-		expect([0, 1, 2, 3, 4].flatMap((form) => naming(trace, `form${form}`))).toEqual([]);
+		const trace = await busyWindowsTrace({ order: 'newestFirst' });
+		expect(namingAny(trace)).toEqual([]);
 		// Each walk takes two polls at most (measured: a new response waits 8 polls at most).
 		expect(Math.max(...Object.values(longestWaits(trace, 5, 1, 20)))).toBeLessThanOrEqual(10);
 		expect(formatViolations(check(trace))).toBe('');
@@ -203,9 +205,7 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 				.filter((poll) => poll.requests.some((r) => r.status !== 200))
 				.map((poll) => poll.index);
 			expect(failedOn).toEqual([12]);
-			const namedAfter = [0, 1, 2, 3, 4].flatMap((form) =>
-				naming(trace, `form${form}`).filter((error) => Number(error.split(':')[0]) > 17),
-			);
+			const namedAfter = namingAny(trace).filter((error) => Number(error.split(':')[0]) > 17);
 			expect(namedAfter).toEqual([]);
 		},
 		120_000,
