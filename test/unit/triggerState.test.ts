@@ -30,6 +30,7 @@ const state: TriggerState = {
 			failedPolls: 2,
 			listed: '7/2026-11-01T00:00:00.000Z',
 			readAtRev: 3,
+			keptTurn: true,
 			unlistedSinceMs: ACTIVATED_MS + HOUR_MS,
 		},
 		f2: { since: at(ACTIVATED_MS + HOUR_MS), seen: {} },
@@ -493,6 +494,7 @@ describe('a stored state with parts that do not fit', () => {
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, unlistedSinceMs: '5' },
 		],
 		['with a listing mark not text', { since: '2026-01-01T00:00:00.000Z', seen: {}, listed: 7 }],
+		['with a kept turn not true', { since: '2026-01-01T00:00:00.000Z', seen: {}, keptTurn: false }],
 	])('a cursor %s is reset with a warning, the other forms untouched', (_name, cursor) => {
 		const {
 			state: read1,

@@ -240,16 +240,19 @@ class Poll {
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
 		// would hold the other forms back). A first read cut by the poll's pages keeps its turn
-		// once, and is counted: it had more to prove than a poll's worth since its last read, and
-		// with a poll's worth on the next, a window that fits is read whole; one that still does
-		// not, or a poll out of time, must not hold the first place.
+		// once until its form makes progress, and is counted: it had more to prove than a poll's
+		// worth since its last read, and with a poll's worth on the next, a window that fits is
+		// read whole; one that still does not, or a poll out of time, must not hold the first place.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
-		const byPages = !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
-		const keepsTurn = cut && (!firstRead || (byPages && !before.failedPolls));
+		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
+		const keepsTurn = (cut && !firstRead) || (cutByPages && !before.keptTurn);
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
+			// A failed read did not use the kept turn: a form a 503 hit keeps it as before.
+			if (cutByPages) cursor.keptTurn = true;
+			else if (!sharedPoll) delete cursor.keptTurn;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
@@ -359,6 +362,7 @@ class Poll {
 function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
+	delete rest.keptTurn;
 	return rest;
 }
 
