@@ -345,3 +345,45 @@ describe('Every Response Since a Date inside the look-back window: backlogs in t
 		expect(formatViolations(check(trace))).toBe('');
 	}, 60_000);
 });
+
+describe('a failing form behind busy windows', () => {
+	// Six selected forms, oldest first, pages of 100, a 60-minute window: four of 3,500 responses
+	// (about 50 a minute each, as many leave), and two small ones. From poll 3 the service answers
+	// 503 to form5's next 12 requests: three reads with their retries. The busy windows take a
+	// poll's 40 pages, so form5 is read every 5th poll; on the polls between, it is counted for
+	// not being reached, and named on the 5th. The service answers in time, so the error says
+	// what held it (the other forms took the pages), not that the poll ran out of time.
+	it('a form not reached in a run of failed polls is named for that, not for the time', async () => {
+		const steps = stepsAMinuteApart(
+			20,
+			(poll) => [
+				...(poll === 3
+					? [
+							{
+								kind: 'fault' as const,
+								fault: { kind: 'serverError' as const, status: 503 as const },
+								times: 12,
+								form: 5,
+							},
+						]
+					: []),
+				...responsesTo([0, 1, 2, 3, 4, 5], 50, 150),
+			],
+			MINUTE - 6 * 49 * 150,
+		);
+		const trace = await runUnstarved({
+			settings: settingsWith({
+				...busyWindows,
+				formCount: 6,
+				selected: [0, 1, 2, 3, 4, 5],
+				seeded: [3_500, 3_500, 3_500, 3_500, 0, 0],
+			}),
+			steps,
+			assumptions: 'within',
+		});
+		const named = naming(trace, 'form5');
+		expect(named.length).toBeGreaterThan(0);
+		expect(named.filter((error) => error.includes('ran out of time'))).toEqual([]);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+});

@@ -35,6 +35,11 @@ const BUDGET_SHARE = 0.8;
 /** n8n's poll budget when it does not say (before 2.41): 5 minutes. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 
+/** Why a form in a run of polls without progress, not reached on a poll with time left, made none. */
+const NOT_REACHED = new Error(
+	"the forms read before it took this poll's pages or items, after polls in which it made no progress",
+);
+
 /** Reads of different forms failing one after the other (a struggling service) end a poll's reading. */
 const MAX_FAILED_READS_IN_A_ROW = 3;
 
@@ -193,10 +198,12 @@ class Poll {
 		const stoppedBy =
 			this.budget.stoppedBy ??
 			(this.failedInARow >= MAX_FAILED_READS_IN_A_ROW ? this.lastFailure : undefined);
+		const cutBy = this.budget.cutBy();
+		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
 			const cursor = this.cursorOf(form.id);
 			if (stoppedBy !== undefined || cursor.failedPolls)
-				this.next.forms[form.id] = this.noProgress(form, cursor, stoppedBy);
+				this.next.forms[form.id] = this.noProgress(form, cursor, cause);
 		}
 	}
 
