@@ -87,6 +87,12 @@ async function busyWindowsTrace(patch: Partial<FuzzSettings> = {}) {
 	});
 }
 
+/** When `now`: the service answers 503 to the next `times` requests of form `form`. */
+function serverErrorsOn(now: boolean, form: number, times: number): Step[] {
+	const fault = { kind: 'serverError' as const, status: 503 as const };
+	return now ? [{ kind: 'fault', fault, times, form }] : [];
+}
+
 /** The errors naming any of the five forms, poll by poll. */
 function namingAny(trace: Trace): string[] {
 	return [0, 1, 2, 3, 4].flatMap((form) => naming(trace, `form${form}`));
@@ -178,19 +184,7 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 	it('one failed read does not leave its form named on every 5th healthy poll', async () => {
 		const steps = stepsAMinuteApart(
 			30,
-			(poll) => [
-				...(poll === 12
-					? [
-							{
-								kind: 'fault' as const,
-								fault: { kind: 'serverError' as const, status: 503 as const },
-								times: 4,
-								form: 2,
-							},
-						]
-					: []),
-				...responsesTo([0, 1, 2, 3, 4], 60, 200),
-			],
+			(poll) => [...serverErrorsOn(poll === 12, 2, 4), ...responsesTo([0, 1, 2, 3, 4], 60, 200)],
 			MINUTE - 5 * 59 * 200,
 		);
 		const trace = await runUnstarved({
@@ -356,19 +350,7 @@ describe('a failing form behind busy windows', () => {
 	it('a form not reached in a run of failed polls is named for that, not for the time', async () => {
 		const steps = stepsAMinuteApart(
 			20,
-			(poll) => [
-				...(poll === 3
-					? [
-							{
-								kind: 'fault' as const,
-								fault: { kind: 'serverError' as const, status: 503 as const },
-								times: 12,
-								form: 5,
-							},
-						]
-					: []),
-				...responsesTo([0, 1, 2, 3, 4, 5], 50, 150),
-			],
+			(poll) => [...serverErrorsOn(poll === 3, 5, 12), ...responsesTo([0, 1, 2, 3, 4, 5], 50, 150)],
 			MINUTE - 6 * 49 * 150,
 		);
 		const trace = await runUnstarved({
