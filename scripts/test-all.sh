@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every test of the package: lint, formatting, type check, verify (the packed package as n8n's
-# scanner sees it), jest (unit, harness, workflow tests in n8n-core), then the end-to-end run in
-# real n8n installs. Ends with one line that counts them all.
+# scanner sees it), then jest (unit, harness, workflow tests in n8n-core) and the end-to-end run
+# in real n8n installs side by side. Ends with one line that counts them all.
+#
+# Side by side because the end-to-end run spends most of its time waiting for n8n's polls (at
+# most one a minute) and installs: jest's 10 minutes of work fit in those waits. jest's output
+# goes to .tmp/jest.log and is printed after the end-to-end run; a line says when jest ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -12,9 +16,27 @@ status=0
 npm run lint || status=1
 npm run format:check || status=1
 npm run typecheck || status=1
+# verify builds dist/ and packs it, as the end-to-end run does: not at the same time.
 npm run verify || status=1
-npx jest --json --outputFile=.tmp/jest-results.json || status=1
+
+rm -f .tmp/jest-results.json .tmp/e2e-results.json
+# In a session of its own (setsid), so that an interrupted run stops jest and its workers.
+setsid bash -c '
+	npx jest --ci --json --outputFile=.tmp/jest-results.json >.tmp/jest.log 2>&1
+	code=$?
+	summary=$(grep -E "^Tests:" .tmp/jest.log | tail -1)
+	echo "jest ended (${summary:-no summary}); its output follows the end-to-end run"
+	exit $code
+' &
+jest_pid=$!
+trap 'kill -- -$jest_pid 2>/dev/null; exit 130' INT TERM
+
 FORMSWTF_E2E_RESULTS=.tmp/e2e-results.json npm run test:e2e || status=1
+wait $jest_pid || status=1
+trap - INT TERM
+echo
+echo "jest (.tmp/jest.log):"
+cat .tmp/jest.log
 
 node -e '
 const fs = require("fs");
