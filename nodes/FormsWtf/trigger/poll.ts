@@ -40,8 +40,8 @@ const NOT_REACHED = new Error(
 	"the forms read before it took this poll's pages or items, after polls in which it made no progress",
 );
 
-/** Reads of different forms failing one after the other (a struggling service) end a poll's reading. */
-const MAX_FAILED_READS_IN_A_ROW = 3;
+/** Failed reads that end a poll's reading: a struggling service is not asked for every form. */
+const MAX_FAILED_READS_PER_POLL = 3;
 
 export async function pollResponses(
 	context: IPollFunctions,
@@ -93,7 +93,7 @@ class Poll {
 	private readonly learning = new Map<string, number>();
 	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
 	private readonly errors: Error[] = [];
-	private failedInARow = 0;
+	private failedReads = 0;
 	private formsRead = 0;
 	private lastFailure: unknown;
 	private nowMs?: number;
@@ -197,7 +197,7 @@ class Poll {
 		// (a rate limit, failing reads), or it is in a run of polls without progress already.
 		const stoppedBy =
 			this.budget.stoppedBy ??
-			(this.failedInARow >= MAX_FAILED_READS_IN_A_ROW ? this.lastFailure : undefined);
+			(this.failedReads >= MAX_FAILED_READS_PER_POLL ? this.lastFailure : undefined);
 		const cutBy = this.budget.cutBy();
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
@@ -209,11 +209,11 @@ class Poll {
 
 	/**
 	 * Whether the next of `formsLeft` forms is read: the poll has pages, time and that form's share
-	 * of the items left, and reads are not failing one after the other.
+	 * of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed.
 	 */
 	private mayReadMore(formsLeft: number): boolean {
 		this.budget.shareItems(formsLeft);
-		return this.budget.mayRead() && this.failedInARow < MAX_FAILED_READS_IN_A_ROW;
+		return this.budget.mayRead() && this.failedReads < MAX_FAILED_READS_PER_POLL;
 	}
 
 	/** Reads a form; true when its share of the items cut the read. */
@@ -250,10 +250,18 @@ class Poll {
 		// once until its form makes progress, and is counted: it had more to prove than a poll's
 		// worth since its last read, and with a poll's worth on the next, a window that fits is
 		// read whole; one that still does not, or a poll out of time, must not hold the first place.
+		// The poll's first read that failed for a moment (a 503, a network error) did not have its
+		// turn either. Not one that ended the poll's reading (a wait it has no time for), nor the
+		// poll's other failed reads: failing forms go to the back, so they cannot take every poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
-		const keepsTurn = (cut && !firstRead) || (cutByPages && !before.keptTurn);
+		const failedForNow =
+			!read.moved &&
+			isTransientError(read.failure) &&
+			this.failedReads === 1 &&
+			this.budget.stoppedBy === undefined;
+		const keepsTurn = (cut && !firstRead) || (cutByPages && !before.keptTurn) || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
@@ -312,11 +320,9 @@ class Poll {
 	}
 
 	private countFailure(failure: unknown): void {
-		if (failure === undefined) this.failedInARow = 0;
-		else if (isTransientError(failure)) {
-			this.failedInARow++;
-			this.lastFailure = failure;
-		}
+		if (!isTransientError(failure)) return;
+		this.failedReads++;
+		this.lastFailure = failure;
 	}
 
 	/** A form's cursor; a form listed after activation has no existing responses. */
