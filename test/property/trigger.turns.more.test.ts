@@ -212,6 +212,39 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 	);
 });
 
+describe('newest first: busy windows that each fit in a poll, after two failed polls', () => {
+	// The newest-first busy windows above; on poll 13, while form2's walk takes its two polls,
+	// the service fails the next 8 requests: the list of forms of polls 13 and 14, with their
+	// retries. On poll 15 form2 has three polls' worth to prove, and its walk is cut again. A
+	// form cut by the poll's pages keeps its turn until it is named, so its walk fits on poll 16.
+	// (When it kept its turn once until it made progress, it went to the back on poll 15, had
+	// five polls' worth to prove whenever its turn came, was cut each time, and was named on
+	// polls 18, 23 and 28 though nothing of it was lost.)
+	it('no error names a form, and every walk goes on', async () => {
+		const fault: Step = {
+			kind: 'fault',
+			fault: { kind: 'serverError', status: 503 },
+			times: 8,
+		};
+		const steps = stepsAMinuteApart(
+			30,
+			(poll) => [...(poll === 13 ? [fault] : []), ...responsesTo([0, 1, 2, 3, 4], 60, 200)],
+			MINUTE - 5 * 59 * 200,
+		);
+		const trace = await runUnstarved({
+			settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
+			steps,
+			assumptions: 'within',
+		});
+		const failedOn = trace.polls
+			.filter((poll) => poll.requests.some((r) => r.status !== 200))
+			.map((poll) => poll.index);
+		expect(failedOn).toEqual([13, 14]);
+		expect(namingAny(trace)).toEqual([]);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+});
+
 describe('a window no poll reads whole beside one that fits', () => {
 	// Two selected forms, oldest first, pages of 100, a 60-minute window: form0 holds 3,750
 	// (beyond the fifth assumption: its walk needs 39 pages after the two that begin it), form1

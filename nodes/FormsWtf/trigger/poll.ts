@@ -246,28 +246,27 @@ class Poll {
 		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back). A first read cut by the poll's pages keeps its turn
-		// once until its form makes progress, and is counted: it had more to prove than a poll's
-		// worth since its last read, and with a poll's worth on the next, a window that fits is
-		// read whole; one that still does not, or a poll out of time, must not hold the first place.
-		// The poll's first read that failed for a moment (a 503, a network error) did not have its
-		// turn either. Not one that ended the poll's reading (a wait it has no time for), nor the
-		// poll's other failed reads: failing forms go to the back, so they cannot take every poll.
+		// would hold the other forms back). A first read cut by the poll's pages is counted, and
+		// keeps its turn until its form is named: it had more to prove than a poll's worth since
+		// its last read (more after polls that failed), and with a poll's worth on the next, a
+		// window that fits is read whole; one that does not holds the first place 4 polls at most.
+		// A poll out of time is no one's to keep. The poll's first read that failed for a moment
+		// (a 503, a network error) did not have its turn either. Not one that ended the poll's
+		// reading (a wait it has no time for), nor the poll's other failed reads: failing forms
+		// go to the back, so they cannot take every poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
+		const beforeNamed = (before.failedPolls ?? 0) + 1 < POLLS_BEFORE_ERROR;
 		const failedForNow =
 			!read.moved &&
 			isTransientError(read.failure) &&
 			this.failedReads === 1 &&
 			this.budget.stoppedBy === undefined;
-		const keepsTurn = (cut && !firstRead) || (cutByPages && !before.keptTurn) || failedForNow;
+		const keepsTurn = (cut && !firstRead) || (cutByPages && beforeNamed) || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
-			// A failed read did not use the kept turn: a form a 503 hit keeps it as before.
-			if (cutByPages) cursor.keptTurn = true;
-			else if (!sharedPoll) delete cursor.keptTurn;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
@@ -375,7 +374,6 @@ class Poll {
 function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
-	delete rest.keptTurn;
 	return rest;
 }
 
