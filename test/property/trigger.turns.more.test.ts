@@ -212,6 +212,41 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 	);
 });
 
+describe('newest first: busy windows, and a form failing on every other poll', () => {
+	// The newest-first busy windows above; from poll 12 the service answers 503 to form2's next
+	// read on every other poll, its walk cut on the polls between. A failed read keeps its turn,
+	// and so does a cut walk, but only until the form is named: then it takes its turn, and the
+	// other forms are read. Measured: form2 named on poll 16 for the 503, and every 5th poll after;
+	// a new response to the other forms waits 10 polls at most. (Keeping its turn for ever, form2
+	// left form0, form1 and form4 without a request for 33 polls, unnamed.)
+	it('the other forms are read, and none of them is named', async () => {
+		const fault: Step = {
+			kind: 'fault',
+			fault: { kind: 'serverError', status: 503 },
+			times: 4,
+			form: 2,
+		};
+		const steps = stepsAMinuteApart(
+			45,
+			(poll) => [
+				...(poll >= 12 && poll % 2 === 0 ? [fault] : []),
+				...responsesTo([0, 1, 2, 3, 4], 60, 200),
+			],
+			MINUTE - 5 * 59 * 200,
+		);
+		const trace = await runUnstarved({
+			settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
+			steps,
+			assumptions: 'within',
+		});
+		expect(naming(trace, 'form2')[0]).toMatch(/^16: .*server error/);
+		for (const form of [0, 1, 3, 4]) expect(naming(trace, `form${form}`)).toEqual([]);
+		const waits = longestWaits(trace, 5, 1, 44);
+		expect(Math.max(waits.form0, waits.form1, waits.form3, waits.form4)).toBeLessThanOrEqual(10);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 180_000);
+});
+
 describe('newest first: busy windows that each fit in a poll, after two failed polls', () => {
 	// The newest-first busy windows above; on poll 13, while form2's walk takes its two polls,
 	// the service fails the next 8 requests: the list of forms of polls 13 and 14, with their

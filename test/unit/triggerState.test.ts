@@ -30,6 +30,7 @@ const state: TriggerState = {
 			failedPolls: 2,
 			listed: '7/2026-11-01T00:00:00.000Z',
 			readAtRev: 3,
+			keptTurn: true,
 			unlistedSinceMs: ACTIVATED_MS + HOUR_MS,
 		},
 		f2: { since: at(ACTIVATED_MS + HOUR_MS), seen: {} },
@@ -450,15 +451,6 @@ describe('a stored state of an earlier version', () => {
 		]);
 	});
 
-	it('version 4 with a kept turn (stored before a cut form kept its turn until named): the mark let go, the cursor kept', () => {
-		for (const keptTurn of [true, false]) {
-			const forms = { ...state.forms, f1: { ...state.forms.f1, keptTurn } };
-			const { state: read4, reset, warnings } = read(storedWith({ forms }));
-			expect({ reset, warnings }).toEqual({ reset: [], warnings: [] });
-			expect(read4?.forms).toEqual(state.forms);
-		}
-	});
-
 	it('a backfill of version 2 that does not fit is reset with a warning', () => {
 		const { state: migrated, warnings } = read(
 			{ ...structuredClone(STORED_BY_VERSION_2), backfill: { limit: 'ten' } },
@@ -502,6 +494,7 @@ describe('a stored state with parts that do not fit', () => {
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, unlistedSinceMs: '5' },
 		],
 		['with a listing mark not text', { since: '2026-01-01T00:00:00.000Z', seen: {}, listed: 7 }],
+		['with a kept turn not true', { since: '2026-01-01T00:00:00.000Z', seen: {}, keptTurn: false }],
 	])('a cursor %s is reset with a warning, the other forms untouched', (_name, cursor) => {
 		const {
 			state: read1,

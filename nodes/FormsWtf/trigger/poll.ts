@@ -247,26 +247,30 @@ class Poll {
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
 		// would hold the other forms back). A first read cut by the poll's pages is counted, and
-		// keeps its turn until its form is named: it had more to prove than a poll's worth since
-		// its last read (more after polls that failed), and with a poll's worth on the next, a
-		// window that fits is read whole; one that does not holds the first place 4 polls at most.
-		// A poll out of time is no one's to keep. The poll's first read that failed for a moment
-		// (a 503, a network error) did not have its turn either. Not one that ended the poll's
-		// reading (a wait it has no time for), nor the poll's other failed reads: failing forms
-		// go to the back, so they cannot take every poll.
+		// keeps its turn: it had more to prove than a poll's worth since its last read (more
+		// after failed polls), and with a poll's worth on the next, a window that fits is read
+		// whole. Once its form is named, every other poll (`keptTurn`): a window that does not
+		// fit cannot hold the first place. So does the poll's first read that failed for a moment
+		// (a 503, a network error), until its form is named. Not a poll out of time, nor a read
+		// that ended the poll's reading (a wait it has no time for), nor the poll's other failed
+		// reads: failing forms cannot take every poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
 		const beforeNamed = (before.failedPolls ?? 0) + 1 < POLLS_BEFORE_ERROR;
+		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
 		const failedForNow =
 			!read.moved &&
 			isTransientError(read.failure) &&
 			this.failedReads === 1 &&
-			this.budget.stoppedBy === undefined;
-		const keepsTurn = (cut && !firstRead) || (cutByPages && beforeNamed) || failedForNow;
+			this.budget.stoppedBy === undefined &&
+			beforeNamed;
+		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
 			cursor.listed = read.whole ? listedAs(form) : undefined;
+			if (keptForPages) cursor.keptTurn = true;
+			else if (!sharedPoll) delete cursor.keptTurn;
 		}
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
@@ -374,6 +378,7 @@ class Poll {
 function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
+	delete rest.keptTurn;
 	return rest;
 }
 

@@ -41,6 +41,8 @@ export interface FormCursor {
 	listed?: string;
 	/** Several forms: the poll (`rev`) of its last turn: forms are read in the order of it. */
 	readAtRev?: number;
+	/** Several forms: its last read, cut by the poll's pages, kept its turn for this poll. */
+	keptTurn?: true;
 	/** All Forms: since when (service clock) the list of forms lacks it. */
 	unlistedSinceMs?: number;
 }
@@ -158,7 +160,7 @@ function takeCount<T extends object>(target: T, key: keyof T, value: unknown): b
 function readCursor(value: unknown): FormCursor | undefined {
 	if (!isObject(value) || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since)))
 		return undefined;
-	const { seen, floor, listed } = value;
+	const { seen, floor, listed, keptTurn } = value;
 	if (!isObject(seen) || !Object.values(seen).every(isFiniteNumber)) return undefined;
 	const cursor: FormCursor = { since: value.since, seen: seen as Record<string, number> };
 	const floorFits = isObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string';
@@ -167,8 +169,11 @@ function readCursor(value: unknown): FormCursor | undefined {
 		takeCount(cursor, key, value[key]),
 	);
 	if (typeof listed === 'string') cursor.listed = listed;
+	if (keptTurn === true) cursor.keptTurn = true;
 	const fits =
-		(floor === undefined || floorFits) && (listed === undefined || typeof listed === 'string');
+		(floor === undefined || floorFits) &&
+		(listed === undefined || typeof listed === 'string') &&
+		(keptTurn === undefined || keptTurn === true);
 	return counts && fits ? cursor : undefined;
 }
 
