@@ -93,6 +93,22 @@ function serverErrorsOn(now: boolean, form: number, times: number): Step[] {
 	return now ? [{ kind: 'fault', fault, times, form }] : [];
 }
 
+/**
+ * The newest-first busy windows over `polls` polls a minute apart, 60 responses a minute to each
+ * form, after the `faults` of each poll.
+ */
+async function newestFirstBusyTrace(polls: number, faults: (poll: number) => Step[]) {
+	return await runUnstarved({
+		settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
+		steps: stepsAMinuteApart(
+			polls,
+			(poll) => [...faults(poll), ...responsesTo([0, 1, 2, 3, 4], 60, 200)],
+			MINUTE - 5 * 59 * 200,
+		),
+		assumptions: 'within',
+	});
+}
+
 /** The errors naming any of the five forms, poll by poll. */
 function namingAny(trace: Trace): string[] {
 	return [0, 1, 2, 3, 4].flatMap((form) => naming(trace, `form${form}`));
@@ -186,19 +202,9 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 	it.each([12, 13])(
 		'a failed read on poll %i names no form, and its form is read on the next poll',
 		async (failingPoll) => {
-			const steps = stepsAMinuteApart(
-				30,
-				(poll) => [
-					...serverErrorsOn(poll === failingPoll, 2, 4),
-					...responsesTo([0, 1, 2, 3, 4], 60, 200),
-				],
-				MINUTE - 5 * 59 * 200,
-			);
-			const trace = await runUnstarved({
-				settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
-				steps,
-				assumptions: 'within',
-			});
+			const trace = await newestFirstBusyTrace(30, (poll) => [
+				...serverErrorsOn(poll === failingPoll, 2, 4),
+			]);
 			const failedOn = trace.polls
 				.filter((poll) => poll.requests.some((r) => r.status !== 200))
 				.map((poll) => poll.index);
@@ -222,25 +228,10 @@ describe('newest first: busy windows, and two forms failing in one poll', () => 
 	it.failing(
 		'the second failing form is not named on the poll its walk begins',
 		async () => {
-			const fault = (form: number): Step => ({
-				kind: 'fault',
-				fault: { kind: 'serverError', status: 503 },
-				times: 4,
-				form,
-			});
-			const steps = stepsAMinuteApart(
-				30,
-				(poll) => [
-					...(poll === 12 ? [fault(2), fault(3)] : []),
-					...responsesTo([0, 1, 2, 3, 4], 60, 200),
-				],
-				MINUTE - 5 * 59 * 200,
-			);
-			const trace = await runUnstarved({
-				settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
-				steps,
-				assumptions: 'within',
-			});
+			const trace = await newestFirstBusyTrace(30, (poll) => [
+				...serverErrorsOn(poll === 12, 2, 4),
+				...serverErrorsOn(poll === 12, 3, 4),
+			]);
 			expect(formatViolations(check(trace))).toBe('');
 		},
 		120_000,
@@ -255,25 +246,9 @@ describe('newest first: busy windows, and a form failing on every other poll', (
 	// a new response to the other forms waits 10 polls at most. (Keeping its turn for ever, form2
 	// left form0, form1 and form4 without a request for 33 polls, unnamed.)
 	it('the other forms are read, and none of them is named', async () => {
-		const fault: Step = {
-			kind: 'fault',
-			fault: { kind: 'serverError', status: 503 },
-			times: 4,
-			form: 2,
-		};
-		const steps = stepsAMinuteApart(
-			45,
-			(poll) => [
-				...(poll >= 12 && poll % 2 === 0 ? [fault] : []),
-				...responsesTo([0, 1, 2, 3, 4], 60, 200),
-			],
-			MINUTE - 5 * 59 * 200,
-		);
-		const trace = await runUnstarved({
-			settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
-			steps,
-			assumptions: 'within',
-		});
+		const trace = await newestFirstBusyTrace(45, (poll) => [
+			...serverErrorsOn(poll >= 12 && poll % 2 === 0, 2, 4),
+		]);
 		expect(naming(trace, 'form2')[0]).toMatch(/^16: .*server error/);
 		for (const form of [0, 1, 3, 4]) expect(naming(trace, `form${form}`)).toEqual([]);
 		const waits = longestWaits(trace, 5, 1, 44);
@@ -296,16 +271,7 @@ describe('newest first: busy windows that each fit in a poll, after two failed p
 			fault: { kind: 'serverError', status: 503 },
 			times: 8,
 		};
-		const steps = stepsAMinuteApart(
-			30,
-			(poll) => [...(poll === 13 ? [fault] : []), ...responsesTo([0, 1, 2, 3, 4], 60, 200)],
-			MINUTE - 5 * 59 * 200,
-		);
-		const trace = await runUnstarved({
-			settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
-			steps,
-			assumptions: 'within',
-		});
+		const trace = await newestFirstBusyTrace(30, (poll) => [...(poll === 13 ? [fault] : [])]);
 		const failedOn = trace.polls
 			.filter((poll) => poll.requests.some((r) => r.status !== 200))
 			.map((poll) => poll.index);
