@@ -275,13 +275,23 @@ function spentPoll(poll: PollRecord): boolean {
 	return poll.endMs - poll.startMs >= 0.8 * poll.budgetMs || pages >= 40;
 }
 
-/** A poll that got a Retry-After longer than what was left of its time to read. */
-function stoppedByAWait(poll: PollRecord): boolean {
-	return poll.requests.some(
-		(r) =>
-			r.status === 429 &&
-			r.retryAfterMs !== undefined &&
-			r.retryAfterMs > 0.8 * poll.budgetMs - (r.atMs - poll.startMs),
+/**
+ * A poll the service stopped: it got a Retry-After longer than what was left of its time to
+ * read, or its last request failed (not tried again: the wait before a retry did not fit, or
+ * the failures ended the reading).
+ */
+function stoppedByTheService(poll: PollRecord): boolean {
+	const last = poll.requests.at(-1);
+	const failedLast =
+		last !== undefined && (last.faulted || last.status === 'ECONNRESET' || last.status >= 500);
+	return (
+		failedLast ||
+		poll.requests.some(
+			(r) =>
+				r.status === 429 &&
+				r.retryAfterMs !== undefined &&
+				r.retryAfterMs > 0.8 * poll.budgetMs - (r.atMs - poll.startMs),
+		)
 	);
 }
 
@@ -310,9 +320,10 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			const noProgress = failed || ((noPage.get(formId) ?? 0) > 0 && !page);
 			if (noProgress) noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
 			// A choosing read the poll cut (its time or its pages spent) made no progress either, nor
-			// did a form the poll did not reach when a wait stopped it, or while it was stalling.
+			// did a form the poll did not reach when the service stopped it, or while it was stalling.
 			const stalling = (stalls.get(formId) ?? 0) > 0;
-			const unreached = own.length === 0 && (stoppedByAWait(poll) || (stalling && spentPoll(poll)));
+			const unreached =
+				own.length === 0 && (stoppedByTheService(poll) || (stalling && spentPoll(poll)));
 			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll)) || unreached))
 				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
