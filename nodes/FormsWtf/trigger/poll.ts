@@ -194,7 +194,8 @@ class Poll {
 		for (const [index, form] of cutByShare.entries())
 			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
-		// (a rate limit, failing reads), or it is in a run of polls without progress already.
+		// (a rate limit, failing reads), or it is in a run of polls without progress that has not
+		// named it yet: a form without a page for 5 polls is named, once; its own reads go on.
 		const stoppedBy =
 			this.budget.stoppedBy ??
 			(this.failedReads >= MAX_FAILED_READS_PER_POLL ? this.lastFailure : undefined);
@@ -202,7 +203,8 @@ class Poll {
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
 			const cursor = this.cursorOf(form.id);
-			if (stoppedBy !== undefined || cursor.failedPolls)
+			const polls = cursor.failedPolls ?? 0;
+			if (stoppedBy !== undefined || (polls > 0 && polls < POLLS_BEFORE_ERROR))
 				this.next.forms[form.id] = this.noProgress(form, cursor, cause);
 		}
 	}
