@@ -275,6 +275,12 @@ function spentPoll(poll: PollRecord): boolean {
 	return poll.endMs - poll.startMs >= 0.8 * poll.budgetMs || pages >= 40;
 }
 
+/** A poll that read the list of forms (or needs none): one that could not fails as a whole. */
+function listRead(poll: PollRecord): boolean {
+	const lists = poll.requests.filter((r) => r.path === '/forms');
+	return !lists.length || lists.some((r) => r.status === 200 && !r.faulted);
+}
+
 /**
  * A poll the service stopped: it got a Retry-After longer than what was left of its time to
  * read, or its last request failed (not tried again: the wait before a retry did not fit, or
@@ -303,6 +309,8 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 	const noPage = new Map<string, number>();
 	/** The choice's polls without a page from a failed read on, in a row or not: a page does not reset it. */
 	const stalls = new Map<string, number>();
+	/** Forms that got a page since the activation. */
+	const served = new Set<string>();
 	// The choice is under way until a poll emits a response of a form still in it.
 	let choosing = true;
 	for (const poll of trace.polls.slice(activation.index)) {
@@ -320,10 +328,14 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			const noProgress = failed || ((noPage.get(formId) ?? 0) > 0 && !page);
 			if (noProgress) noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
 			// A choosing read the poll cut (its time or its pages spent) made no progress either, nor
-			// did a form the poll did not reach when the service stopped it, or while it was stalling.
+			// did a form the poll did not reach while it was stalling, or, still to be read (no page
+			// yet), when the service stopped the poll after its list of forms.
 			const stalling = (stalls.get(formId) ?? 0) > 0;
+			const toBeRead = stalling || !served.has(formId);
 			const unreached =
-				own.length === 0 && (stoppedByTheService(poll) || (stalling && spentPoll(poll)));
+				own.length === 0 &&
+				((toBeRead && listRead(poll) && stoppedByTheService(poll)) ||
+					(stalling && spentPoll(poll)));
 			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll)) || unreached))
 				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
@@ -331,7 +343,10 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 				(stalls.get(formId) ?? 0) >= TOLD_AFTER_POLLS
 			)
 				leaves();
-			if (page) noPage.set(formId, 0);
+			if (page) {
+				noPage.set(formId, 0);
+				served.add(formId);
+			}
 		}
 		const stillIn = (formId: string) =>
 			!left.has(formId) &&
