@@ -221,11 +221,11 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 describe('newest first: busy windows, and two forms failing in one poll', () => {
 	// The newest-first busy windows above; on one poll the service answers 503 (and its retries)
 	// to the reads of form2 and form3. The poll's first failed read keeps its turn; the second
-	// goes to the back, behind the others' two-poll walks. It gets no page for 5 polls and is
-	// named once, as it must be; waiting its turn after that does not count, so the poll its walk
-	// begins (cut by the poll's pages, emitting all it had pending) names it no more. (Counted on
-	// every poll that did not reach it, it was named again on that poll: so on each of polls 12
-	// to 19.)
+	// goes to the back, behind the others' two-poll walks, and is counted on each poll that does
+	// not reach it. It gets no page for 5 polls and is named once, as it must be. The poll its
+	// walk begins (cut by the poll's pages, emitting all it had pending) keeps its turn and does
+	// not name it again: its walk goes on next. (Counted there, it was named again on that poll:
+	// so on each of polls 12 to 19.)
 	it.each([12, 15, 19])(
 		'503s on poll %i: the second failing form is named once, not on the poll its walk begins',
 		async (failedOn) => {
@@ -238,6 +238,21 @@ describe('newest first: busy windows, and two forms failing in one poll', () => 
 		},
 		120_000,
 	);
+
+	// The same, and one more 503 for form3 on poll 22, as the second poll of its walk reads it:
+	// the failure starts a run of its own, named on that poll, and again while form3 waits its
+	// turn behind the others' walks (not counting the polls it waited, it got no page for 5
+	// polls and no error named it).
+	it('a failure as its walk goes on is named, and so is the wait after it', async () => {
+		const trace = await newestFirstBusyTrace(30, (poll) => [
+			...serverErrorsOn(poll === 12, 2, 4),
+			...serverErrorsOn(poll === 12 || poll === 22, 3, 4),
+		]);
+		const named = naming(trace, 'form3');
+		expect(named.some((error) => error.includes('server error (503)'))).toBe(true);
+		expect(named.length).toBeGreaterThanOrEqual(2);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
 });
 
 describe('newest first: busy windows, and a form failing on every other poll', () => {

@@ -194,8 +194,7 @@ class Poll {
 		for (const [index, form] of cutByShare.entries())
 			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
-		// (a rate limit, failing reads), or it is in a run of polls without progress that has not
-		// named it yet: a form without a page for 5 polls is named, once; its own reads go on.
+		// (a rate limit, failing reads), or it is in a run of polls without progress already.
 		const stoppedBy =
 			this.budget.stoppedBy ??
 			(this.failedReads >= MAX_FAILED_READS_PER_POLL ? this.lastFailure : undefined);
@@ -203,8 +202,7 @@ class Poll {
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
 			const cursor = this.cursorOf(form.id);
-			const polls = cursor.failedPolls ?? 0;
-			if (stoppedBy !== undefined || (polls > 0 && polls < POLLS_BEFORE_ERROR))
+			if (stoppedBy !== undefined || cursor.failedPolls)
 				this.next.forms[form.id] = this.noProgress(form, cursor, cause);
 		}
 	}
@@ -248,14 +246,15 @@ class Poll {
 		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back). A first read cut by the poll's pages is counted, and
-		// keeps its turn: it had more to prove than a poll's worth since its last read (more
-		// after failed polls), and with a poll's worth on the next, a window that fits is read
-		// whole. Once its form is named, every other poll (`keptTurn`): a window that does not
-		// fit cannot hold the first place. So does the poll's first read that failed for a moment
-		// (a 503, a network error), until its form is named. Not a poll out of time, nor a read
-		// that ended the poll's reading (a wait it has no time for), nor the poll's other failed
-		// reads: failing forms cannot take every poll.
+		// would hold the other forms back). A first read cut by the poll's pages keeps its turn: it
+		// had more to prove than a poll's worth since its last read (more after failed polls), and
+		// with a poll's worth on the next, a window that fits is read whole. It is counted, unless
+		// that would name its form: the polls before it were counted, and its walk goes on next. Once
+		// its form is named, every other poll (`keptTurn`): a window that does not fit cannot hold
+		// the first place. The poll's first read that failed for a moment (a 503, a network error)
+		// keeps its turn too, until its form is named. Not a poll out of time, nor a read that
+		// ended the poll's reading (a wait it has no time for), nor the poll's other failed reads:
+		// failing forms cannot take every poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
@@ -278,7 +277,7 @@ class Poll {
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
-		else if (sharedPoll) this.next.forms[form.id] = cursor;
+		else if (sharedPoll || (keptForPages && !beforeNamed)) this.next.forms[form.id] = cursor;
 		else this.next.forms[form.id] = this.noProgress(form, cursor, failure);
 		return cut && this.budget.cutByItems();
 	}
