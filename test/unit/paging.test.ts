@@ -350,6 +350,31 @@ describe('paging: reads that prove themselves', () => {
 		expect([...list].every((r) => read.has(r.id))).toBe(true);
 	});
 
+	it('an oldest-first walk cut after a page that misses its overlap proves no more than the pages before', async () => {
+		let list = minutes(300, 1);
+		const server = source(
+			() => {
+				// Before the second page, the first page's last 30 are updated: they move to the end.
+				if (server.asked.length === 2) {
+					const moved = list.slice(70, 100).map((r) => at(r.id, '2026-02-01T00:00:00.000Z'));
+					list = [...list.slice(0, 70), ...list.slice(100), ...moved];
+				}
+				return list;
+			},
+			100,
+			2,
+		);
+		const pages = new FormPages(server, 'f');
+		const first = await pages.at(0);
+		const proven = await pages.provenBefore(
+			first,
+			() => undefined,
+			() => false,
+		);
+		expect(server.asked).toEqual([0, 95]);
+		expect(proven).toEqual({ beforeMs: ms(first.responses[99]), wholeList: false });
+	});
+
 	it('a walk of pages of one response cannot prove its boundaries', async () => {
 		const server = source(() => minutes(10, 1), 1);
 		const pages = new FormPages(server, 'f');

@@ -525,11 +525,12 @@ export class FormPages {
 			const overlap = page.responses.slice(step);
 			const next = await this.at(at + step);
 			take(next.responses);
-			this.passNewestMs = Math.max(this.passNewestMs, newestMs(next.responses));
 			const met = next.responses.some((response) =>
 				overlap.some((seen) => sameVersion(seen, response)),
 			);
 			if (met && (order === 0 || inOrder(next.responses, order))) {
+				// Only a page that meets the last proves what lies before its newest.
+				this.passNewestMs = Math.max(this.passNewestMs, newestMs(next.responses));
 				[page, at] = [next, at + step];
 				continue;
 			}
