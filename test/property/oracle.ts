@@ -309,8 +309,8 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 	const noPage = new Map<string, number>();
 	/** The choice's polls without a page from a failed read on, in a row or not: a page does not reset it. */
 	const stalls = new Map<string, number>();
-	/** Forms that got a page since the activation. */
-	const served = new Set<string>();
+	/** Forms whose newest were read: a poll gave them a page and neither failed nor cut them. */
+	const chosen = new Set<string>();
 	// The choice is under way until a poll emits a response of a form still in it.
 	let choosing = true;
 	for (const poll of trace.polls.slice(activation.index)) {
@@ -328,25 +328,24 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			const noProgress = failed || ((noPage.get(formId) ?? 0) > 0 && !page);
 			if (noProgress) noPage.set(formId, (noPage.get(formId) ?? 0) + 1);
 			// A choosing read the poll cut (its time or its pages spent) made no progress either, nor
-			// did a form the poll did not reach while it was stalling, or, still to be read (no page
-			// yet), when the service stopped the poll after its list of forms.
+			// did a form the poll did not reach while it was stalling, or, still to be chosen, when
+			// the service stopped the poll after its list of forms.
 			const stalling = (stalls.get(formId) ?? 0) > 0;
-			const toBeRead = stalling || !served.has(formId);
+			const cut = own.length > 0 && spentPoll(poll);
 			const unreached =
 				own.length === 0 &&
-				((toBeRead && listRead(poll) && stoppedByTheService(poll)) ||
+				((!chosen.has(formId) && listRead(poll) && stoppedByTheService(poll)) ||
 					(stalling && spentPoll(poll)));
-			if (choosing && (noProgress || (own.length > 0 && spentPoll(poll)) || unreached))
+			if (choosing && (noProgress || cut || unreached))
 				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
 				(noPage.get(formId) ?? 0) >= TOLD_AFTER_POLLS ||
 				(stalls.get(formId) ?? 0) >= TOLD_AFTER_POLLS
 			)
 				leaves();
-			if (page) {
-				noPage.set(formId, 0);
-				served.add(formId);
-			}
+			if (page) noPage.set(formId, 0);
+			// A page on a poll that neither failed nor cut it: its newest are read.
+			if (page && !noProgress && !cut) chosen.add(formId);
 		}
 		const stillIn = (formId: string) =>
 			!left.has(formId) &&
