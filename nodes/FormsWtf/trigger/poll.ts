@@ -246,15 +246,14 @@ class Poll {
 		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
 		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
 		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back). A first read cut by the poll's pages keeps its turn: it
-		// had more to prove than a poll's worth since its last read (more after failed polls), and
-		// with a poll's worth on the next, a window that fits is read whole. It is counted, unless
-		// that would name its form: the polls before it were counted, and its walk goes on next. Once
-		// its form is named, every other poll (`keptTurn`): a window that does not fit cannot hold
-		// the first place. The poll's first read that failed for a moment (a 503, a network error)
-		// keeps its turn too, until its form is named. Not a poll out of time, nor a read that
-		// ended the poll's reading (a wait it has no time for), nor the poll's other failed reads:
-		// failing forms cannot take every poll.
+		// would hold the other forms back). A first read cut by the poll's pages is counted, and
+		// keeps its turn: it had more to prove than a poll's worth since its last read (more
+		// after failed polls), and with a poll's worth on the next, a window that fits is read
+		// whole. Once its form is named, every other poll (`keptTurn`): a window that does not
+		// fit cannot hold the first place. So does the poll's first read that failed for a moment
+		// (a 503, a network error), until its form is named. Not a poll out of time, nor a read
+		// that ended the poll's reading (a wait it has no time for), nor the poll's other failed
+		// reads: failing forms cannot take every poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
@@ -277,7 +276,7 @@ class Poll {
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
-		else if (sharedPoll || (keptForPages && !beforeNamed)) this.next.forms[form.id] = cursor;
+		else if (sharedPoll) this.next.forms[form.id] = cursor;
 		else this.next.forms[form.id] = this.noProgress(form, cursor, failure);
 		return cut && this.budget.cutByItems();
 	}
