@@ -331,11 +331,12 @@ function leftTheChoiceAt(trace: Trace, activation: PollRecord): Map<string, numb
 			// did a form the poll did not reach while it was stalling, or, still to be chosen, when
 			// the service stopped the poll after its list of forms.
 			const stalling = (stalls.get(formId) ?? 0) > 0;
-			const cut = own.length > 0 && spentPoll(poll);
+			const spent = spentPoll(poll);
+			const cut = own.length > 0 && spent;
 			const unreached =
 				own.length === 0 &&
 				((!chosen.has(formId) && listRead(poll) && stoppedByTheService(poll)) ||
-					(stalling && spentPoll(poll)));
+					(stalling && spent));
 			if (choosing && (noProgress || cut || unreached))
 				stalls.set(formId, (stalls.get(formId) ?? 0) + 1);
 			if (
@@ -1046,8 +1047,7 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			if (!watched) return;
 			// A poll that could not read the list of forms fails as a whole, told by its own rule
 			// (the 5th such poll in a row): it neither moves the form nor counts against it.
-			const lists = poll.requests.filter((r) => r.path === '/forms');
-			if (lists.length && !lists.some((r) => r.status === 200 && !r.faulted)) return;
+			if (!listRead(poll)) return;
 			const reads = poll.requests.filter(
 				(r) => r.formId === formId && r.path.endsWith('/responses'),
 			);

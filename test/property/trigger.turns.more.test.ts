@@ -87,10 +87,14 @@ async function busyWindowsTrace(patch: Partial<FuzzSettings> = {}) {
 	});
 }
 
-/** When `now`: the service answers 503 to the next `times` requests of form `form`. */
-function serverErrorsOn(now: boolean, form: number, times: number): Step[] {
+/**
+ * When `now`: the service answers 503 to the next `times` requests of form `form` (`'any'`: to
+ * the next requests, the list of forms first).
+ */
+function serverErrorsOn(now: boolean, form: number | 'any', times: number): Step[] {
 	const fault = { kind: 'serverError' as const, status: 503 as const };
-	return now ? [{ kind: 'fault', fault, times, form }] : [];
+	if (!now) return [];
+	return [form === 'any' ? { kind: 'fault', fault, times } : { kind: 'fault', fault, times, form }];
 }
 
 /**
@@ -254,9 +258,7 @@ describe('newest first: busy windows, four failed reads, then a failed list of f
 		async () => {
 			const trace = await newestFirstBusyTrace(30, (poll) => [
 				...serverErrorsOn(poll === 12, 2, 16),
-				...(poll === 17
-					? [{ kind: 'fault', fault: { kind: 'serverError', status: 503 }, times: 4 } as Step]
-					: []),
+				...serverErrorsOn(poll === 17, 'any', 4),
 			]);
 			expect(namingAny(trace)).toEqual([]);
 			expect(formatViolations(check(trace))).toBe('');
@@ -293,12 +295,7 @@ describe('newest first: busy windows that each fit in a poll, after two failed p
 	// five polls' worth to prove whenever its turn came, was cut each time, and was named on
 	// polls 18, 23 and 28 though nothing of it was lost.)
 	it('no error names a form, and every walk goes on', async () => {
-		const fault: Step = {
-			kind: 'fault',
-			fault: { kind: 'serverError', status: 503 },
-			times: 8,
-		};
-		const trace = await newestFirstBusyTrace(30, (poll) => [...(poll === 13 ? [fault] : [])]);
+		const trace = await newestFirstBusyTrace(30, (poll) => serverErrorsOn(poll === 13, 'any', 8));
 		const failedOn = trace.polls
 			.filter((poll) => poll.requests.some((r) => r.status !== 200))
 			.map((poll) => poll.index);
