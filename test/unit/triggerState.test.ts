@@ -28,6 +28,7 @@ const state: TriggerState = {
 			seen: { r1: ACTIVATED_MS - 5_000, r2: ACTIVATED_MS },
 			floor: { atMs: ACTIVATED_MS, id: '' },
 			failedPolls: 2,
+			servedPolls: 1,
 			listed: '7/2026-11-01T00:00:00.000Z',
 			readAtRev: 3,
 			keptTurn: true,
@@ -273,6 +274,17 @@ describe('trigger state in static data', () => {
 });
 
 describe('a stored state of an earlier version', () => {
+	it('version 4: every part kept, a run of polls without progress taken as failed reads', () => {
+		const f1 = { ...state.forms.f1 };
+		delete f1.servedPolls;
+		const stored4 = { ...stored({ ...state, forms: { ...state.forms, f1 } }), version: 4 };
+		const { state: migrated, reset, warnings } = read(stored4);
+		expect({ reset, warnings }).toEqual({ reset: [], warnings: [] });
+		expect(migrated).toEqual({ ...state, forms: { ...state.forms, f1 } });
+		expect(migrated?.version).toBe(STATE_VERSION);
+		expect(migrated?.forms.f1).not.toHaveProperty('servedPolls');
+	});
+
 	it('version 1: since and seen kept, a cut read goes on from its since (seen drops repeats), the listing as one mark', () => {
 		const { state: migrated, reset, warnings } = read(structuredClone(STORED_BY_VERSION_1));
 		expect(warnings).toEqual([]);
@@ -484,6 +496,10 @@ describe('a stored state with parts that do not fit', () => {
 		[
 			'with negative failed polls',
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: -1 },
+		],
+		[
+			'with served polls as text',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: 2, servedPolls: '1' },
 		],
 		[
 			'with a fractional poll read at',

@@ -40,6 +40,12 @@ const NOT_REACHED = new Error(
 	"the forms read before it took this poll's pages or items, after polls in which it made no progress",
 );
 
+/**
+ * How a poll without progress went for a form: its read got no page (or the service stopped the
+ * poll before it), its pages were served but proved nothing, or it waited its turn.
+ */
+type NoProgress = 'failed' | 'served' | 'waited';
+
 /** Failed reads that end a poll's reading: a struggling service is not asked for every form. */
 const MAX_FAILED_READS_PER_POLL = 3;
 
@@ -202,8 +208,10 @@ class Poll {
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
 			const cursor = this.cursorOf(form.id);
-			if (stoppedBy !== undefined || cursor.failedPolls)
-				this.next.forms[form.id] = this.noProgress(form, cursor, cause);
+			if (stoppedBy !== undefined || cursor.failedPolls) {
+				const how = stoppedBy === undefined ? 'waited' : 'failed';
+				this.next.forms[form.id] = this.noProgress(form, cursor, cause, how);
+			}
 		}
 	}
 
@@ -224,6 +232,7 @@ class Poll {
 		const { watch } = this.settings;
 		const options = { ...this.settings, floor };
 		const before = this.cursorOf(form.id);
+		const pagesBefore = this.budget.pages;
 		const read = await readForm(this.budget, form.id, before, options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
@@ -257,14 +266,14 @@ class Poll {
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
-		const beforeNamed = (before.failedPolls ?? 0) + 1 < POLLS_BEFORE_ERROR;
-		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
+		const beforeNamed = (how: NoProgress) => namingCount(before, how) < POLLS_BEFORE_ERROR;
+		const keptForPages = cutByPages && (beforeNamed('served') || !before.keptTurn);
 		const failedForNow =
 			!read.moved &&
 			isTransientError(read.failure) &&
 			this.failedReads === 1 &&
 			this.budget.stoppedBy === undefined &&
-			beforeNamed;
+			beforeNamed('failed');
 		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
@@ -275,9 +284,12 @@ class Poll {
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
+		// A read that failed on its first page got none; one that failed later was served.
+		const served = unprovable || read.failure === undefined || this.budget.pages - pagesBefore > 1;
+		const how = served ? 'served' : 'failed';
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
-		else if (sharedPoll) this.next.forms[form.id] = cursor;
-		else this.next.forms[form.id] = this.noProgress(form, cursor, failure);
+		else if (sharedPoll) this.next.forms[form.id] = servedUncounted(cursor);
+		else this.next.forms[form.id] = this.noProgress(form, cursor, failure, how);
 		return cut && this.budget.cutByItems();
 	}
 
@@ -302,24 +314,37 @@ class Poll {
 		}
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
-		const counted = this.noProgress(form, cursor, failure ?? this.budget.cutBy());
+		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
+		const counted = this.noProgress(form, cursor, failure ?? this.budget.cutBy(), how);
 		this.next.forms[form.id] = counted;
 		const status = statusOf(failure);
 		const denied = status === 403 || status === 404;
 		if (denied || (counted.failedPolls ?? 0) >= POLLS_BEFORE_ERROR) leaveChoice(choice, form.id);
 	}
 
-	/** A poll in which the form made no progress: counted, a warning, and an error when due. */
-	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown): FormCursor {
-		const polls = (cursor.failedPolls ?? 0) + 1;
+	/**
+	 * A poll in which the form made no progress: counted, a warning, and an error when due. A form
+	 * whose reads fail is named on every 5th poll of the run; once a page of it is served, the
+	 * failure is over, and it is named on every 5th poll from that page on that proves nothing.
+	 */
+	private noProgress(
+		form: WatchedForm,
+		cursor: FormCursor,
+		cause: unknown,
+		how: NoProgress,
+	): FormCursor {
+		const run = counted(cursor, how);
+		const polls = run.failedPolls;
 		const error = errorForStuckForm(this.context, this.settings, form, cause, polls);
 		const others = this.settings.watch === 'form' ? '' : 'The other forms go on; ';
 		warn(
 			this.context,
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
-		if (isErrorDue(polls, form, cause)) this.errors.push(error);
-		return { ...cursor, failedPolls: polls };
+		if (isErrorDue(run.servedPolls ?? polls, form, cause)) this.errors.push(error);
+		const next: FormCursor = { ...cursor, ...run };
+		if (run.servedPolls === undefined) delete next.servedPolls;
+		return next;
 	}
 
 	private countFailure(failure: unknown): void {
@@ -378,8 +403,36 @@ class Poll {
 function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
+	delete rest.servedPolls;
 	delete rest.keptTurn;
 	return rest;
+}
+
+/** A form's counts after one more poll without progress. */
+function counted(
+	cursor: FormCursor,
+	how: NoProgress,
+): { failedPolls: number; servedPolls?: number } {
+	const failedPolls = (cursor.failedPolls ?? 0) + 1;
+	const failing = isFailing(cursor);
+	if (how === 'failed' || (how === 'waited' && failing)) return { failedPolls };
+	return { failedPolls, servedPolls: (failing ? 0 : (cursor.servedPolls ?? 0)) + 1 };
+}
+
+/** The count that names a form after one more poll without progress: every 5th names it. */
+function namingCount(cursor: FormCursor, how: NoProgress): number {
+	const { failedPolls, servedPolls } = counted(cursor, how);
+	return servedPolls ?? failedPolls;
+}
+
+/** Whether a form's last reads in its run of polls without progress got no page. */
+function isFailing(cursor: FormCursor): boolean {
+	return (cursor.failedPolls ?? 0) > 0 && cursor.servedPolls === undefined;
+}
+
+/** A read the poll's other reads cut, not counted: a page served ends a run of failed reads. */
+function servedUncounted(cursor: FormCursor): FormCursor {
+	return isFailing(cursor) ? { ...cursor, servedPolls: 0 } : cursor;
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {

@@ -37,6 +37,11 @@ export interface FormCursor {
 	floor?: Floor;
 	/** Polls in a row in which this form made no progress. */
 	failedPolls?: number;
+	/**
+	 * Of those, the polls since a page of it was served after its last failed read (all of them
+	 * when none failed); absent while its reads fail. It names a form read fine but not proven.
+	 */
+	servedPolls?: number;
 	/** Several forms: `responseCount/updatedAt` as listed before its last complete read. */
 	listed?: string;
 	/** Several forms: the poll (`rev`) of its last turn: forms are read in the order of it. */
@@ -63,8 +68,12 @@ export interface NewestChoice {
 	chosen: Array<[string, string, number]>;
 }
 
-/** 4: one cursor per form, proven reads (no resume point); 3 and earlier are migrated. */
-export const STATE_VERSION = 4;
+/**
+ * 5: a run of polls without progress tells failed reads from reads served but not proven
+ * (`servedPolls`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
+ * earlier are migrated.
+ */
+export const STATE_VERSION = 5;
 
 /**
  * A cursor that emits every response submitted at or after `firstMs`. It reads from the look-back
@@ -107,13 +116,13 @@ export function readState(staticData: IDataObject, scope: string): StoredState {
 	const result: StoredState = { reset: [], warnings: [] };
 	const raw = JSON.parse(JSON.stringify(staticData)) as IDataObject;
 	if (raw.scope !== scope) return result;
-	const fits = [1, 2, 3, STATE_VERSION].includes(raw.version as number) && isObject(raw.forms);
+	const fits = [1, 2, 3, 4, STATE_VERSION].includes(raw.version as number) && isObject(raw.forms);
 	if (!fits || !isCount(raw.activatedAtMs)) {
 		const part = fits ? 'the activation time' : 'the stored state';
 		result.warnings.push(`${part} did not fit: started afresh`);
 		return result;
 	}
-	const migrating = raw.version !== STATE_VERSION;
+	const migrating = (raw.version as number) < 4;
 	const choice = migrating ? migrateChoice(raw) : readChoice(raw.choice);
 	const { rev, failures, emitSinceMs } = raw;
 	const state: TriggerState = {
@@ -165,8 +174,8 @@ function readCursor(value: unknown): FormCursor | undefined {
 	const cursor: FormCursor = { since: value.since, seen: seen as Record<string, number> };
 	const floorFits = isObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string';
 	if (floorFits) cursor.floor = { atMs: floor.atMs as number, id: floor.id as string };
-	const counts = (['failedPolls', 'readAtRev', 'unlistedSinceMs'] as const).every((key) =>
-		takeCount(cursor, key, value[key]),
+	const counts = (['failedPolls', 'servedPolls', 'readAtRev', 'unlistedSinceMs'] as const).every(
+		(key) => takeCount(cursor, key, value[key]),
 	);
 	if (typeof listed === 'string') cursor.listed = listed;
 	if (keptTurn === true) cursor.keptTurn = true;
