@@ -4,9 +4,21 @@
  * others for more than that. On the simulated service; black-box: what was emitted, what errors
  * were reported, what was asked of the service.
  */
-import { aliveIds, drain, MINUTE, settingsWith, setUp, timesEmitted } from './named';
+import { runUnstarved } from './fuzz';
+import {
+	aliveIds,
+	drain,
+	MINUTE,
+	naming,
+	responsesTo,
+	settingsWith,
+	setUp,
+	timesEmitted,
+} from './named';
 import { check, formatViolations } from './oracle';
+import type { Trace } from './run';
 import { REQUEST_MS, runSchedule } from './run';
+import type { Fault, FuzzSettings, Step } from './schedule';
 
 describe('a form that cannot be read is named by the 5th poll without progress', () => {
 	it.each([
@@ -258,4 +270,72 @@ describe('a failing form never holds back the others', () => {
 		await drain(driver);
 		for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
+});
+
+describe('a form read on some polls and failing on the others', () => {
+	const RETRY_AFTER_28_S = {
+		kind: 'rateLimit',
+		retryAfter: { kind: 'seconds', seconds: 28 },
+	} as const;
+	const faultOn = (fault: Fault, times: number): Step => ({ kind: 'fault', fault, times, form: 0 });
+
+	/**
+	 * One Form of 1,500 responses in its 10-minute window (oldest first, pages of 100 at 100 ms
+	 * each), a response and a poll of 36 s a minute; `faults(poll)` come before each poll. A
+	 * Retry-After of 28 s leaves a poll 8 pages: its read is served, and cut.
+	 */
+	async function oneFormTrace(
+		patch: Partial<FuzzSettings>,
+		polls: number,
+		faults: (poll: number) => Step[],
+	): Promise<Trace> {
+		const settings = settingsWith({
+			watch: 'form',
+			version: 2,
+			order: 'oldestFirst',
+			pageCap: 100,
+			lookBackMinutes: 10,
+			seeded: [1_500],
+			seedSpacingMs: 100,
+			requestMs: 100,
+			...patch,
+		});
+		const steps = [...Array(polls).keys()].flatMap((poll): Step[] => [
+			...faults(poll),
+			...responsesTo([0], 1, 1_000),
+			{ kind: 'poll', budget: '36s' },
+			{ kind: 'advance', ms: MINUTE - 1_000 },
+		]);
+		return await runUnstarved({ settings, steps });
+	}
+	const namedOn = (trace: Trace) => naming(trace).map((error) => Number(error.split(':')[0]));
+
+	// Answering 503 on 4 polls of 5, and read but cut on the 5th: the 5th, 10th… poll without
+	// progress is one that reads it, which names nothing (a page served ends a failure); the
+	// error goes to the next poll that cannot read it. On poll 15 its window fits the 8 pages:
+	// its responses come, and the 4 failed polls after that name nothing.
+	it('failing on 4 polls of 5 and cut on the 5th: named on the poll after the 5th and the 10th', async () => {
+		const trace = await oneFormTrace({ seedAgoMs: 1_000 }, 22, (poll) => {
+			if (poll === 0) return [];
+			if (poll % 5 === 0) return [faultOn(RETRY_AFTER_28_S, 1)];
+			return [faultOn({ kind: 'serverError', status: 503 }, 4)];
+		});
+		expect(trace.schedule.assumptions).toBe('within');
+		expect(namedOn(trace)).toEqual([6, 11]);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+
+	// The newest 1,000 of 1,500: the activation's read is cut (a Retry-After of 28 s), polls 1
+	// and 2 answer 503, polls 3 and 4 are cut again. On the 5th poll without progress the form
+	// leaves the choice: its newest will not come, and the error says so on that poll.
+	it('the newest N: a form that leaves the choice for want of progress is named as it leaves', async () => {
+		const trace = await oneFormTrace({ seedAgoMs: MINUTE, newestCount: 1_000 }, 8, (poll) => {
+			if (poll === 0 || poll === 3 || poll === 4) return [faultOn(RETRY_AFTER_28_S, 1)];
+			if (poll <= 2) return [faultOn({ kind: 'serverError', status: 503 }, 4)];
+			return [];
+		});
+		expect(trace.schedule.assumptions).toBe('within');
+		expect(namedOn(trace)[0]).toBe(4);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
 });

@@ -29,6 +29,7 @@ const state: TriggerState = {
 			floor: { atMs: ACTIVATED_MS, id: '' },
 			failedPolls: 2,
 			servedPolls: 1,
+			owed: true,
 			listed: '7/2026-11-01T00:00:00.000Z',
 			readAtRev: 3,
 			keptTurn: true,
@@ -277,12 +278,14 @@ describe('a stored state of an earlier version', () => {
 	it('version 4: every part kept, a run of polls without progress taken as failed reads', () => {
 		const f1 = { ...state.forms.f1 };
 		delete f1.servedPolls;
+		delete f1.owed;
 		const stored4 = { ...stored({ ...state, forms: { ...state.forms, f1 } }), version: 4 };
 		const { state: migrated, reset, warnings } = read(stored4);
 		expect({ reset, warnings }).toEqual({ reset: [], warnings: [] });
 		expect(migrated).toEqual({ ...state, forms: { ...state.forms, f1 } });
 		expect(migrated?.version).toBe(STATE_VERSION);
 		expect(migrated?.forms.f1).not.toHaveProperty('servedPolls');
+		expect(migrated?.forms.f1).not.toHaveProperty('owed');
 	});
 
 	it('version 1: since and seen kept, a cut read goes on from its since (seen drops repeats), the listing as one mark', () => {
@@ -501,6 +504,7 @@ describe('a stored state with parts that do not fit', () => {
 			'with served polls as text',
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: 2, servedPolls: '1' },
 		],
+		['with an owed error not true', { since: '2026-01-01T00:00:00.000Z', seen: {}, owed: 1 }],
 		[
 			'with a fractional poll read at',
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, readAtRev: 1.5 },

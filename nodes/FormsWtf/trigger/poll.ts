@@ -315,23 +315,27 @@ class Poll {
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
 		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
-		const counted = this.noProgress(form, cursor, failure ?? this.budget.cutBy(), how);
-		this.next.forms[form.id] = counted;
+		// A form that leaves the choice for want of progress is named as it leaves.
+		const stalled = (cursor.failedPolls ?? 0) + 1 >= POLLS_BEFORE_ERROR;
+		const cause = failure ?? this.budget.cutBy();
+		this.next.forms[form.id] = this.noProgress(form, cursor, cause, how, stalled);
 		const status = statusOf(failure);
-		const denied = status === 403 || status === 404;
-		if (denied || (counted.failedPolls ?? 0) >= POLLS_BEFORE_ERROR) leaveChoice(choice, form.id);
+		if (status === 403 || status === 404 || stalled) leaveChoice(choice, form.id);
 	}
 
 	/**
 	 * A poll in which the form made no progress: counted, a warning, and an error when due. A form
 	 * whose reads fail is named on every 5th poll of the run; once a page of it is served, the
 	 * failure is over, and it is named on every 5th poll from that page on that proves nothing.
+	 * An error the run's count called for on a poll that read the form is owed to the next poll
+	 * that cannot: a form failing on 4 polls of 5 is named too.
 	 */
 	private noProgress(
 		form: WatchedForm,
 		cursor: FormCursor,
 		cause: unknown,
 		how: NoProgress,
+		mustName = false,
 	): FormCursor {
 		const run = counted(cursor, how);
 		const polls = run.failedPolls;
@@ -341,9 +345,13 @@ class Poll {
 			this.context,
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
-		if (isErrorDue(run.servedPolls ?? polls, form, cause)) this.errors.push(error);
+		const owed = run.servedPolls === undefined && cursor.owed === true;
+		const due = mustName || owed || isErrorDue(run.servedPolls ?? polls, form, cause);
+		if (due) this.errors.push(error);
 		const next: FormCursor = { ...cursor, ...run };
 		if (run.servedPolls === undefined) delete next.servedPolls;
+		if (!due && (cursor.owed || polls % POLLS_BEFORE_ERROR === 0)) next.owed = true;
+		else delete next.owed;
 		return next;
 	}
 
@@ -404,6 +412,7 @@ function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
 	delete rest.servedPolls;
+	delete rest.owed;
 	delete rest.keptTurn;
 	return rest;
 }

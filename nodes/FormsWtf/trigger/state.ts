@@ -42,6 +42,8 @@ export interface FormCursor {
 	 * when none failed); absent while its reads fail. It names a form read fine but not proven.
 	 */
 	servedPolls?: number;
+	/** An error its count called for on a poll that read it: the next poll that cannot names it. */
+	owed?: true;
 	/** Several forms: `responseCount/updatedAt` as listed before its last complete read. */
 	listed?: string;
 	/** Several forms: the poll (`rev`) of its last turn: forms are read in the order of it. */
@@ -70,7 +72,7 @@ export interface NewestChoice {
 
 /**
  * 5: a run of polls without progress tells failed reads from reads served but not proven
- * (`servedPolls`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
+ * (`servedPolls`, `owed`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
  * earlier are migrated.
  */
 export const STATE_VERSION = 5;
@@ -169,7 +171,7 @@ function takeCount<T extends object>(target: T, key: keyof T, value: unknown): b
 function readCursor(value: unknown): FormCursor | undefined {
 	if (!isObject(value) || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since)))
 		return undefined;
-	const { seen, floor, listed, keptTurn } = value;
+	const { seen, floor, listed, keptTurn, owed } = value;
 	if (!isObject(seen) || !Object.values(seen).every(isFiniteNumber)) return undefined;
 	const cursor: FormCursor = { since: value.since, seen: seen as Record<string, number> };
 	const floorFits = isObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string';
@@ -179,10 +181,12 @@ function readCursor(value: unknown): FormCursor | undefined {
 	);
 	if (typeof listed === 'string') cursor.listed = listed;
 	if (keptTurn === true) cursor.keptTurn = true;
+	if (owed === true) cursor.owed = true;
 	const fits =
 		(floor === undefined || floorFits) &&
 		(listed === undefined || typeof listed === 'string') &&
-		(keptTurn === undefined || keptTurn === true);
+		(keptTurn === undefined || keptTurn === true) &&
+		(owed === undefined || owed === true);
 	return counts && fits ? cursor : undefined;
 }
 
