@@ -18,7 +18,8 @@ import {
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
 import { REQUEST_MS, runSchedule } from './run';
-import type { Fault, FuzzSettings, Step } from './schedule';
+import type { FaultKind } from '../sim/server';
+import type { FuzzSettings, Step } from './schedule';
 
 describe('a form that cannot be read is named by the 5th poll without progress', () => {
 	it.each([
@@ -277,7 +278,12 @@ describe('a form read on some polls and failing on the others', () => {
 		kind: 'rateLimit',
 		retryAfter: { kind: 'seconds', seconds: 28 },
 	} as const;
-	const faultOn = (fault: Fault, times: number): Step => ({ kind: 'fault', fault, times, form: 0 });
+	const faultOn = (fault: FaultKind, times: number): Step => ({
+		kind: 'fault',
+		fault,
+		times,
+		form: 0,
+	});
 
 	/**
 	 * One Form of 1,500 responses in its 10-minute window (oldest first, pages of 100 at 100 ms
@@ -322,6 +328,20 @@ describe('a form read on some polls and failing on the others', () => {
 		});
 		expect(trace.schedule.assumptions).toBe('within');
 		expect(namedOn(trace)).toEqual([6, 11]);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+
+	// Answering 503 on 4 polls, then read but cut on 5 (its window of 30 minutes does not fit 8
+	// pages), then 503 again: the 5th poll read in a row names it, and the failed poll after
+	// that does not name it again (errors come at most every 5th poll of a run).
+	it('failing on 4 polls, then read but cut on 5: named once, on the 5th of those', async () => {
+		const trace = await oneFormTrace({ seedAgoMs: 1_000, lookBackMinutes: 30 }, 14, (poll) => {
+			if (poll >= 5 && poll <= 9) return [faultOn(RETRY_AFTER_28_S, 1)];
+			if (poll >= 1 && poll <= 10) return [faultOn({ kind: 'serverError', status: 503 }, 4)];
+			return [];
+		});
+		expect(trace.schedule.assumptions).toBe('within');
+		expect(namedOn(trace)).toEqual([9]);
 		expect(formatViolations(check(trace))).toBe('');
 	}, 120_000);
 

@@ -29,7 +29,7 @@ const state: TriggerState = {
 			floor: { atMs: ACTIVATED_MS, id: '' },
 			failedPolls: 2,
 			servedPolls: 1,
-			owed: true,
+			namedAt: 1,
 			listed: '7/2026-11-01T00:00:00.000Z',
 			readAtRev: 3,
 			keptTurn: true,
@@ -278,14 +278,17 @@ describe('a stored state of an earlier version', () => {
 	it('version 4: every part kept, a run of polls without progress taken as failed reads', () => {
 		const f1 = { ...state.forms.f1 };
 		delete f1.servedPolls;
-		delete f1.owed;
-		const stored4 = { ...stored({ ...state, forms: { ...state.forms, f1 } }), version: 4 };
+		delete f1.namedAt;
+		const f3 = { since: at(ACTIVATED_MS), seen: {}, failedPolls: 7 };
+		const forms = { ...state.forms, f1, f3 };
+		const stored4 = { ...stored({ ...state, forms }), version: 4 };
 		const { state: migrated, reset, warnings } = read(stored4);
 		expect({ reset, warnings }).toEqual({ reset: [], warnings: [] });
-		expect(migrated).toEqual({ ...state, forms: { ...state.forms, f1 } });
+		// Version 4 named a form on every 5th poll of its run: f3 was named on its 5th.
+		expect(migrated).toEqual({ ...state, forms: { ...forms, f3: { ...f3, namedAt: 5 } } });
 		expect(migrated?.version).toBe(STATE_VERSION);
 		expect(migrated?.forms.f1).not.toHaveProperty('servedPolls');
-		expect(migrated?.forms.f1).not.toHaveProperty('owed');
+		expect(migrated?.forms.f1).not.toHaveProperty('namedAt');
 	});
 
 	it('version 1: since and seen kept, a cut read goes on from its since (seen drops repeats), the listing as one mark', () => {
@@ -375,7 +378,7 @@ describe('a stored state of an earlier version', () => {
 					seen: {},
 					floor: { atMs: ACTIVATED_MS - 7_000, id: 'r7' },
 				},
-				stuck: { since: '2026-11-23T09:00:00.000Z', seen: {}, failedPolls: 5 },
+				stuck: { since: '2026-11-23T09:00:00.000Z', seen: {}, failedPolls: 5, namedAt: 5 },
 			},
 		});
 		// Written back, it is the current version, read as it is.
@@ -504,7 +507,14 @@ describe('a stored state with parts that do not fit', () => {
 			'with served polls as text',
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: 2, servedPolls: '1' },
 		],
-		['with an owed error not true', { since: '2026-01-01T00:00:00.000Z', seen: {}, owed: 1 }],
+		[
+			'named at a poll beyond its count',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: 2, namedAt: 3 },
+		],
+		[
+			'with more served polls than its count',
+			{ since: '2026-01-01T00:00:00.000Z', seen: {}, failedPolls: 2, servedPolls: 3 },
+		],
 		[
 			'with a fractional poll read at',
 			{ since: '2026-01-01T00:00:00.000Z', seen: {}, readAtRev: 1.5 },

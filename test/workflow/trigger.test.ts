@@ -38,7 +38,9 @@ const secondPage = `offset=${1000 - PAGE_OVERLAP}&`;
 const cursorsOf = (staticData: IDataObject): IDataObject =>
 	JSON.parse(
 		JSON.stringify(staticData, (key, value: unknown) =>
-			['failures', 'failedPolls', 'rev'].includes(key) ? undefined : value,
+			['failures', 'failedPolls', 'servedPolls', 'namedAt', 'rev'].includes(key)
+				? undefined
+				: value,
 		),
 	) as IDataObject;
 

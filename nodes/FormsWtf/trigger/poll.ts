@@ -324,11 +324,10 @@ class Poll {
 	}
 
 	/**
-	 * A poll in which the form made no progress: counted, a warning, and an error when due. A form
-	 * whose reads fail is named on every 5th poll of the run; once a page of it is served, the
-	 * failure is over, and it is named on every 5th poll from that page on that proves nothing.
-	 * An error the run's count called for on a poll that read the form is owed to the next poll
-	 * that cannot: a form failing on 4 polls of 5 is named too.
+	 * A poll in which the form made no progress: counted, a warning, and an error when due: 5
+	 * polls of the run since the last error (or its start), unless pages of it were served since
+	 * its last failed read on fewer than 5 polls: the failure is over, and it is being read. A
+	 * form failing on 4 polls of 5, read on the 5th, is named on the next failed poll.
 	 */
 	private noProgress(
 		form: WatchedForm,
@@ -345,13 +344,13 @@ class Poll {
 			this.context,
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
-		const owed = run.servedPolls === undefined && cursor.owed === true;
-		const due = mustName || owed || isErrorDue(run.servedPolls ?? polls, form, cause);
+		const readFine = (run.servedPolls ?? POLLS_BEFORE_ERROR) < POLLS_BEFORE_ERROR;
+		const sinceNamed = polls - (cursor.namedAt ?? 0);
+		const due = mustName || (!readFine && isErrorDue(polls, sinceNamed, form, cause));
 		if (due) this.errors.push(error);
 		const next: FormCursor = { ...cursor, ...run };
 		if (run.servedPolls === undefined) delete next.servedPolls;
-		if (!due && (cursor.owed || polls % POLLS_BEFORE_ERROR === 0)) next.owed = true;
-		else delete next.owed;
+		if (due) next.namedAt = polls;
 		return next;
 	}
 
@@ -412,7 +411,7 @@ function progressed(cursor: FormCursor): FormCursor {
 	const rest = { ...cursor };
 	delete rest.failedPolls;
 	delete rest.servedPolls;
-	delete rest.owed;
+	delete rest.namedAt;
 	delete rest.keptTurn;
 	return rest;
 }

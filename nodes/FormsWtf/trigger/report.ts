@@ -18,13 +18,19 @@ export function warn(context: IPollFunctions, message: string): void {
 }
 
 /**
- * Whether this many polls without progress call for an error: every 5th while it lasts (a
- * response that arrives meanwhile is not left unsaid, and a cause that changes is named again),
- * and a selected form the service does not have at once.
+ * Whether a run of `polls` without progress, `sinceNamed` of them since its last error (or its
+ * start), calls for one: every 5th while it lasts (a response that arrives meanwhile is not
+ * left unsaid, and a cause that changes is named again), and a selected form the service does
+ * not have at once.
  */
-export function isErrorDue(polls: number, form: WatchedForm, cause: unknown): boolean {
+export function isErrorDue(
+	polls: number,
+	sinceNamed: number,
+	form: WatchedForm,
+	cause: unknown,
+): boolean {
 	const gone = form.unlisted === true && statusOf(cause) === 404;
-	return polls % POLLS_BEFORE_ERROR === 0 || (gone && polls === 1);
+	return sinceNamed >= POLLS_BEFORE_ERROR || (gone && polls === 1);
 }
 
 /** Words for a form that made no progress, naming it and the cause, and what to do. */

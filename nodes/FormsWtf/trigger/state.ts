@@ -2,6 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isObject } from '../shared/transport/errors';
 
+import { POLLS_BEFORE_ERROR } from './report';
+
 /**
  * The Forms.wtf Trigger's stored state, kept by n8n in the workflow's static data (node scope).
  * n8n alone owns it: every poll starts from what n8n hands over, so a poll n8n discards or rolls
@@ -42,8 +44,8 @@ export interface FormCursor {
 	 * when none failed); absent while its reads fail. It names a form read fine but not proven.
 	 */
 	servedPolls?: number;
-	/** An error its count called for on a poll that read it: the next poll that cannot names it. */
-	owed?: true;
+	/** The poll of the run (`failedPolls`) whose error last named it. */
+	namedAt?: number;
 	/** Several forms: `responseCount/updatedAt` as listed before its last complete read. */
 	listed?: string;
 	/** Several forms: the poll (`rev`) of its last turn: forms are read in the order of it. */
@@ -72,7 +74,7 @@ export interface NewestChoice {
 
 /**
  * 5: a run of polls without progress tells failed reads from reads served but not proven
- * (`servedPolls`, `owed`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
+ * (`servedPolls`, `namedAt`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
  * earlier are migrated.
  */
 export const STATE_VERSION = 5;
@@ -149,6 +151,10 @@ export function readState(staticData: IDataObject, scope: string): StoredState {
 		// A form still choosing (versions 2 and 3) gets its cursor when the choice ends.
 		if (migrating && choice?.pending.includes(formId)) continue;
 		const cursor = migrating ? migrateCursor(stored) : readCursor(stored);
+		// Up to version 4 a form was named on every 5th poll of its run.
+		const polls = cursor?.failedPolls ?? 0;
+		if (cursor && raw.version !== STATE_VERSION && polls >= POLLS_BEFORE_ERROR)
+			cursor.namedAt = polls - (polls % POLLS_BEFORE_ERROR);
 		// One whose choice is gone: its window holds existing responses, none of which is emitted.
 		if (cursor && migrating && isObject(stored) && stored.choice !== undefined)
 			cursor.floor = { atMs: state.activatedAtMs + 1, id: '' };
@@ -171,22 +177,21 @@ function takeCount<T extends object>(target: T, key: keyof T, value: unknown): b
 function readCursor(value: unknown): FormCursor | undefined {
 	if (!isObject(value) || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since)))
 		return undefined;
-	const { seen, floor, listed, keptTurn, owed } = value;
+	const { seen, floor, listed, keptTurn } = value;
 	if (!isObject(seen) || !Object.values(seen).every(isFiniteNumber)) return undefined;
 	const cursor: FormCursor = { since: value.since, seen: seen as Record<string, number> };
 	const floorFits = isObject(floor) && isFiniteNumber(floor.atMs) && typeof floor.id === 'string';
 	if (floorFits) cursor.floor = { atMs: floor.atMs as number, id: floor.id as string };
-	const counts = (['failedPolls', 'servedPolls', 'readAtRev', 'unlistedSinceMs'] as const).every(
-		(key) => takeCount(cursor, key, value[key]),
-	);
+	const counts = (
+		['failedPolls', 'servedPolls', 'namedAt', 'readAtRev', 'unlistedSinceMs'] as const
+	).every((key) => takeCount(cursor, key, value[key]));
 	if (typeof listed === 'string') cursor.listed = listed;
 	if (keptTurn === true) cursor.keptTurn = true;
-	if (owed === true) cursor.owed = true;
 	const fits =
 		(floor === undefined || floorFits) &&
 		(listed === undefined || typeof listed === 'string') &&
 		(keptTurn === undefined || keptTurn === true) &&
-		(owed === undefined || owed === true);
+		Math.max(cursor.servedPolls ?? 0, cursor.namedAt ?? 0) <= (cursor.failedPolls ?? 0);
 	return counts && fits ? cursor : undefined;
 }
 
