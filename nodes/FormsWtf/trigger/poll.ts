@@ -427,7 +427,7 @@ function counted(
 	return { failedPolls, servedPolls: (failing ? 0 : (cursor.servedPolls ?? 0)) + 1 };
 }
 
-/** The count that names a form after one more poll without progress: every 5th names it. */
+/** After one more poll without progress, the count whose 5th first names the form in its run. */
 function namingCount(cursor: FormCursor, how: NoProgress): number {
 	const { failedPolls, servedPolls } = counted(cursor, how);
 	return servedPolls ?? failedPolls;

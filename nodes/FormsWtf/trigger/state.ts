@@ -74,8 +74,8 @@ export interface NewestChoice {
 
 /**
  * 5: a run of polls without progress tells failed reads from reads served but not proven
- * (`servedPolls`, `namedAt`). 4 reads as is (its runs are taken as failed reads, as 4 counted them); 3 and
- * earlier are migrated.
+ * (`servedPolls`) and keeps its last error (`namedAt`). 4 reads as is (its runs taken as failed
+ * reads, named on their last 5th poll); 3 and earlier are migrated.
  */
 export const STATE_VERSION = 5;
 
