@@ -232,7 +232,6 @@ class Poll {
 		const { watch } = this.settings;
 		const options = { ...this.settings, floor };
 		const before = this.cursorOf(form.id);
-		const pagesBefore = this.budget.pages;
 		const read = await readForm(this.budget, form.id, before, options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
@@ -284,9 +283,7 @@ class Poll {
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
-		// A read that failed on its first page got none; one that failed later was served.
-		const served = unprovable || read.failure === undefined || this.budget.pages - pagesBefore > 1;
-		const how = served ? 'served' : 'failed';
+		const how = read.gotNoPage ? 'failed' : 'served';
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
 		else if (sharedPoll) this.next.forms[form.id] = servedUncounted(cursor);
 		else this.next.forms[form.id] = this.noProgress(form, cursor, failure, how);

@@ -126,6 +126,8 @@ export interface FormRead {
 	/** Proven whole; or left responses behind or found new ones, unless cut in a walk of the window. */
 	moved: boolean;
 	failure?: unknown;
+	/** Failed at its first page: nothing of the form was served. */
+	gotNoPage: boolean;
 }
 
 /** Reads the responses of a form since its cursor, as far as the poll's budget goes. */
@@ -284,7 +286,8 @@ class WindowRead {
 		// Nothing a read that cannot be proven does is progress.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
-		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
+		const gotNoPage = !whole && failure !== undefined && this.started === undefined;
+		return { cursor, found, whole, moved, failure: whole ? undefined : failure, gotNoPage };
 	}
 }
 
