@@ -15,6 +15,7 @@ import {
 	setUp,
 	timesEmitted,
 } from './named';
+import * as report from '../../nodes/FormsWtf/trigger/report';
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
 import { REQUEST_MS, runSchedule } from './run';
@@ -70,6 +71,41 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 			errorsByPoll.findIndex((errors) => errors.some((e) => e.includes(`form${form}`))),
 		);
 		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
+	});
+
+	it('Selected Forms, 20 forms answering 503 beside a healthy one: the healthy one is never named, nor warned of their failure as its own, and its responses come', async () => {
+		const failing = [...Array(20).keys()];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 21,
+			selected: [...failing, 20],
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		const warn = jest.spyOn(report, 'warn');
+		for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+		const submitted: string[] = [];
+		for (let i = 0; i < 15; i++) {
+			server.apply({ kind: 'submit', form: 20, count: 1 });
+			submitted.push(aliveIds(server, 'form20').at(-1) as string);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const warnings = warn.mock.calls.map(([, message]) => message);
+		warn.mockRestore();
+		// Three failed reads end each poll: form20 waits its turn behind the failing forms.
+		expect(driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('form20'))).toEqual(
+			[],
+		);
+		const aboutIt = warnings.filter((message) => message.includes('form20'));
+		expect(aboutIt.length).toBeGreaterThan(0);
+		for (const message of aboutIt) expect(message).toMatch(/reads of other forms failed/);
+		const named = failing.filter((form) =>
+			driver.polls.some((poll) => poll.errors.some((e) => e.includes(`(form${form})`))),
+		);
+		expect(named.length).toBeGreaterThan(0);
+		server.heal();
+		await drain(driver);
+		for (const id of submitted) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
 	it('Selected Forms, 4 forms asked to wait longer than the poll behind a busy one: each is named by its 5th poll, and the busy one’s responses keep coming', async () => {

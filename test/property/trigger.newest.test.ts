@@ -271,4 +271,32 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 		).toBe(true);
 		await drain(driver);
 	});
+
+	it('Selected Forms: a form the others’ failures kept from being asked for 4 polls, whose first read then fails, stays in the choice', async () => {
+		const forms = [0, 1, 2, 3, 4, 5];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 6,
+			selected: forms,
+			version: 2,
+			newestCount: 30,
+		});
+		for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
+		const newest = forms.map((form) => aliveIds(server, `form${form}`).slice(-5));
+		// form0 to form2 fail (a read and its 3 retries) on polls 0 to 3: three failed reads end
+		// each poll, and form3 to form5 are not asked. On poll 4 form3's first read fails.
+		for (const form of [0, 1, 2]) server.inject({ kind: 'serverError', status: 503 }, 16, form);
+		for (let poll = 0; poll < 8; poll++) {
+			if (poll === 4) server.inject({ kind: 'serverError', status: 503 }, 4, 3);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		expect(driver.polls.slice(0, 4).some((p) => p.requests.some((r) => r.formId === 'form3'))).toBe(
+			false,
+		);
+		expect(driver.polls.flatMap((poll) => poll.errors)).toEqual([]);
+		for (const ids of newest)
+			for (const id of ids) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		await drain(driver);
+	});
 });

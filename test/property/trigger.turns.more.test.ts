@@ -240,6 +240,23 @@ describe('newest first: busy windows, and two forms failing in one poll', () => 
 	}, 120_000);
 });
 
+describe('newest first: busy windows, and three forms failing in one poll', () => {
+	// The newest-first busy windows above; on poll 12 the service answers 503 (and its retries)
+	// to the reads of form2, form3 and form4. Three failed reads end the poll's reading: form0
+	// and form1 are not asked. form1 then waits its turn behind form2's and form0's two-poll
+	// walks until poll 17, and is read fine. The failing forms are named on poll 16, their 5th
+	// poll without a page; form1, held back but never refused, is not (it was named on poll 16
+	// too, for the walks it waited behind, while its waits counted as failures).
+	it('a form the failures kept from being asked is not named', async () => {
+		const trace = await newestFirstBusyTrace(30, (poll) =>
+			[2, 3, 4].flatMap((form) => serverErrorsOn(poll === 12, form, 4)),
+		);
+		expect(naming(trace, 'form1')).toEqual([]);
+		expect(naming(trace, 'form3').map((error) => error.split(':')[0])).toEqual(['16']);
+		expect(formatViolations(check(trace))).toBe('');
+	}, 120_000);
+});
+
 describe('newest first: busy windows, four failed reads, then a failed list of forms', () => {
 	// The newest-first busy windows above; form2's reads fail on polls 12 to 15 (a 503 on its
 	// next 16 requests), so it has 4 polls without progress. On poll 16 its walk begins, cut by

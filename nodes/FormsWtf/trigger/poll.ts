@@ -41,8 +41,9 @@ const NOT_REACHED = new Error(
 );
 
 /**
- * How a poll without progress went for a form: its read got no page (or the service stopped the
- * poll before it), its pages were served but proved nothing, or it waited its turn.
+ * How a poll without progress went for a form: its read got no page, its pages were served but
+ * proved nothing, or it was not asked (the others' failures stopped the poll, or it waited its
+ * turn).
  */
 type NoProgress = 'failed' | 'served' | 'waited';
 
@@ -200,18 +201,17 @@ class Poll {
 		for (const [index, form] of cutByShare.entries())
 			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
-		// (a rate limit, failing reads), or it is in a run of polls without progress already.
-		const stoppedBy =
-			this.budget.stoppedBy ??
-			(this.failedReads >= MAX_FAILED_READS_PER_POLL ? this.lastFailure : undefined);
+		// (a rate limit, failing reads), or it is in a run of polls without progress already. Not
+		// one whose newest are still to be chosen: the choice waits for it, and it must not leave
+		// the choice for the others' failures.
+		const stoppedBy = this.budget.stoppedBy ?? this.stoppedByFailures();
 		const cutBy = this.budget.cutBy();
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
 			const cursor = this.cursorOf(form.id);
-			if (stoppedBy !== undefined || cursor.failedPolls) {
-				const how = stoppedBy === undefined ? 'waited' : 'failed';
-				this.next.forms[form.id] = this.noProgress(form, cursor, cause, how);
-			}
+			const choosing = this.next.choice?.pending.includes(form.id) === true;
+			if (cursor.failedPolls || (stoppedBy !== undefined && !choosing))
+				this.next.forms[form.id] = this.noProgress(form, cursor, cause, 'waited');
 		}
 	}
 
@@ -351,6 +351,13 @@ class Poll {
 		return next;
 	}
 
+	/** Why the poll stopped asking when its failed reads did: their failure, not the form's own. */
+	private stoppedByFailures(): Error | undefined {
+		if (this.failedReads < MAX_FAILED_READS_PER_POLL) return undefined;
+		const why = this.lastFailure instanceof Error ? this.lastFailure.message : 'they failed';
+		return new Error(`the poll stopped before it, as the reads of other forms failed (${why})`);
+	}
+
 	private countFailure(failure: unknown): void {
 		if (!isTransientError(failure)) return;
 		this.failedReads++;
@@ -413,7 +420,10 @@ function progressed(cursor: FormCursor): FormCursor {
 	return rest;
 }
 
-/** A form's counts after one more poll without progress. */
+/**
+ * A form's counts after one more poll without progress. A wait is not a poll its reads were
+ * served on: a form held back by the others' failures, never asked, is not taken for failing.
+ */
 function counted(
 	cursor: FormCursor,
 	how: NoProgress,
@@ -421,7 +431,8 @@ function counted(
 	const failedPolls = (cursor.failedPolls ?? 0) + 1;
 	const failing = isFailing(cursor);
 	if (how === 'failed' || (how === 'waited' && failing)) return { failedPolls };
-	return { failedPolls, servedPolls: (failing ? 0 : (cursor.servedPolls ?? 0)) + 1 };
+	const servedBefore = failing ? 0 : (cursor.servedPolls ?? 0);
+	return { failedPolls, servedPolls: servedBefore + (how === 'served' ? 1 : 0) };
 }
 
 /** After one more poll without progress, the count whose 5th first names the form in its run. */

@@ -40,8 +40,9 @@ export interface FormCursor {
 	/** Polls in a row in which this form made no progress. */
 	failedPolls?: number;
 	/**
-	 * Of those, the polls since a page of it was served after its last failed read (all of them
-	 * when none failed); absent while its reads fail. It names a form read fine but not proven.
+	 * Of those, the polls its pages were served on since its last failed read (a poll it was not
+	 * asked on does not count); absent while its reads fail. It names a form read fine but not
+	 * proven.
 	 */
 	servedPolls?: number;
 	/** The poll of the run (`failedPolls`) whose error last named it. */
