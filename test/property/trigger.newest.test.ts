@@ -273,30 +273,65 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 	});
 
 	it('Selected Forms: a form the others’ failures kept from being asked for 4 polls, whose first read then fails, stays in the choice', async () => {
-		const forms = [0, 1, 2, 3, 4, 5];
+		const forms = [...Array(20).keys()];
 		const { server, driver } = setUp({
 			watch: 'selectedForms',
-			formCount: 6,
+			formCount: 20,
+			selected: forms,
+			version: 2,
+			newestCount: 100,
+		});
+		for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
+		const newestOf2 = aliveIds(server, 'form2').slice(-5);
+		// Asked in the order of their IDs, form0, form1 and form10 to form19 come before form2, and
+		// each of their first reads fails: three failed reads end each poll, and form2 is not asked
+		// on polls 0 to 3. On poll 4 its first read fails.
+		const failing = [0, 1, ...forms.slice(10)];
+		for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 4, form);
+		for (let poll = 0; poll < 10; poll++) {
+			if (poll === 4) server.inject({ kind: 'serverError', status: 503 }, 4, 2);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const askedForm2 = driver.polls.map((p) => p.requests.some((r) => r.formId === 'form2'));
+		expect(askedForm2.indexOf(true)).toBe(4);
+		expect(
+			driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form2)')),
+		).toEqual([]);
+		for (const id of newestOf2) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		server.heal();
+		await drain(driver);
+	});
+
+	it('Selected Forms: 8 of 10 forms answering 503 while the newest are chosen hold up the other forms for 7 polls at most, and neither is named', async () => {
+		const forms = [...Array(10).keys()];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 10,
 			selected: forms,
 			version: 2,
 			newestCount: 30,
 		});
 		for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
-		const newest = forms.map((form) => aliveIds(server, `form${form}`).slice(-5));
-		// form0 to form2 fail (a read and its 3 retries) on polls 0 to 3: three failed reads end
-		// each poll, and form3 to form5 are not asked. On poll 4 form3's first read fails.
-		for (const form of [0, 1, 2]) server.inject({ kind: 'serverError', status: 503 }, 16, form);
-		for (let poll = 0; poll < 8; poll++) {
-			if (poll === 4) server.inject({ kind: 'serverError', status: 503 }, 4, 3);
-			await driver.poll();
+		const healthy = [0, 9];
+		const newest = healthy.flatMap((form) => aliveIds(server, `form${form}`).slice(-5));
+		for (const form of forms.filter((f) => !healthy.includes(f)))
+			server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+		await driver.poll();
+		server.apply({ kind: 'submit', form: 0, count: 1 });
+		const submitted = aliveIds(server, 'form0').at(-1) as string;
+		for (let poll = 1; poll < 10; poll++) {
 			server.apply({ kind: 'advance', ms: MINUTE });
+			await driver.poll();
 		}
-		expect(driver.polls.slice(0, 4).some((p) => p.requests.some((r) => r.formId === 'form3'))).toBe(
-			false,
-		);
-		expect(driver.polls.flatMap((poll) => poll.errors)).toEqual([]);
-		for (const ids of newest)
-			for (const id of ids) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		// Three failed reads end each poll; each failing form leaves the choice on its 5th.
+		const comesOn = driver.polls.findIndex((poll) => poll.emitted.some((e) => e.id === submitted));
+		expect(comesOn).toBeGreaterThan(0);
+		expect(comesOn).toBeLessThanOrEqual(7);
+		const errors = driver.polls.flatMap((poll) => poll.errors);
+		expect(errors.filter((e) => e.includes('(form0)') || e.includes('(form9)'))).toEqual([]);
+		for (const id of newest) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		server.heal();
 		await drain(driver);
 	});
 });

@@ -183,8 +183,8 @@ describe('what the promise assumes a poll reads', () => {
 	});
 });
 
-describe('the newest N: a form stalled by waits and failures leaves the choice', () => {
-	it('All Forms: a form the activation poll never reached (a Retry-After it had no time for), then failing 3 polls, leaves the choice on the 5th: only its response of the activation second comes', async () => {
+describe('the newest N: a form stalled by its failures leaves the choice', () => {
+	it('All Forms: a form the activation poll never reached (a Retry-After it had no time for), then failing 5 polls, leaves the choice on the 5th of them: only its response of the activation second comes', async () => {
 		const { server, driver } = setUp({
 			watch: 'allForms',
 			formCount: 3,
@@ -197,9 +197,9 @@ describe('the newest N: a form stalled by waits and failures leaves the choice',
 		server.seed(2, 120, 0, 1_000);
 		server.inject({ kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 1 } }, 1, 0);
 		await driver.poll({ budgetMs: 1_000 });
-		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 3, 2);
+		server.inject({ kind: 'wrongShape', body: 'errorObject' }, 5, 2);
 		await driver.poll({ budgetMs: 1 });
-		for (let poll = 0; poll < 3; poll++) await driver.poll();
+		for (let poll = 0; poll < 5; poll++) await driver.poll();
 		await drain(driver);
 		// Its response of the activation second is new; none before it comes.
 		const inTheSecond = aliveIds(server, 'form2').slice(-1);

@@ -211,7 +211,7 @@ class Poll {
 			const cursor = this.cursorOf(form.id);
 			const choosing = this.next.choice?.pending.includes(form.id) === true;
 			if (cursor.failedPolls || (stoppedBy !== undefined && !choosing))
-				this.next.forms[form.id] = this.noProgress(form, cursor, cause, 'waited');
+				this.noProgress(form, cursor, cause, 'waited');
 		}
 	}
 
@@ -286,7 +286,7 @@ class Poll {
 		const how = read.gotNoPage ? 'failed' : 'served';
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
 		else if (sharedPoll) this.next.forms[form.id] = servedUncounted(cursor);
-		else this.next.forms[form.id] = this.noProgress(form, cursor, failure, how);
+		else this.noProgress(form, cursor, failure, how);
 		return cut && this.budget.cutByItems();
 	}
 
@@ -312,26 +312,26 @@ class Poll {
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
 		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
-		// A form that leaves the choice for want of progress is named as it leaves.
-		const stalled = (cursor.failedPolls ?? 0) + 1 >= POLLS_BEFORE_ERROR;
-		const cause = failure ?? this.budget.cutBy();
-		this.next.forms[form.id] = this.noProgress(form, cursor, cause, how, stalled);
+		const next = this.noProgress(form, cursor, failure ?? this.budget.cutBy(), how);
+		// A failed read had its turn, as in read(): the forms behind it are asked next.
+		if (how === 'failed' && this.settings.watch !== 'form') next.readAtRev = this.next.rev;
 		const status = statusOf(failure);
-		if (status === 403 || status === 404 || stalled) leaveChoice(choice, form.id);
+		if (status === 403 || status === 404) leaveChoice(choice, form.id);
 	}
 
 	/**
 	 * A poll in which the form made no progress: counted, a warning, and an error when due: 5
 	 * polls of the run since the last error (or its start), unless pages of it were served since
 	 * its last failed read on fewer than 5 polls: the failure is over, and it is being read. A
-	 * form failing on 4 polls of 5, read on the 5th, is named on the next failed poll.
+	 * form failing on 4 polls of 5, read on the 5th, is named on the next failed poll. One whose
+	 * newest are still to be chosen leaves the choice on the 5th poll of its run, asked or not
+	 * (the others wait for it), and is named as it leaves.
 	 */
 	private noProgress(
 		form: WatchedForm,
 		cursor: FormCursor,
 		cause: unknown,
 		how: NoProgress,
-		mustName = false,
 	): FormCursor {
 		const run = counted(cursor, how);
 		const polls = run.failedPolls;
@@ -341,13 +341,17 @@ class Poll {
 			this.context,
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
+		const { choice } = this.next;
+		const leaves = choice?.pending.includes(form.id) === true && polls >= POLLS_BEFORE_ERROR;
+		if (leaves) leaveChoice(choice, form.id);
 		const readFine = (run.servedPolls ?? POLLS_BEFORE_ERROR) < POLLS_BEFORE_ERROR;
 		const sinceNamed = polls - (cursor.namedAt ?? 0);
-		const due = mustName || (!readFine && isErrorDue(polls, sinceNamed, form, cause));
+		const due = leaves || (!readFine && isErrorDue(polls, sinceNamed, form, cause));
 		if (due) this.errors.push(error);
 		const next: FormCursor = { ...cursor, ...run };
 		if (run.servedPolls === undefined) delete next.servedPolls;
 		if (due) next.namedAt = polls;
+		this.next.forms[form.id] = next;
 		return next;
 	}
 
