@@ -273,15 +273,7 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 	});
 
 	it('Selected Forms: a form the others’ failures kept from being asked for 4 polls, whose first read then fails, stays in the choice', async () => {
-		const forms = [...Array(20).keys()];
-		const { server, driver } = setUp({
-			watch: 'selectedForms',
-			formCount: 20,
-			selected: forms,
-			version: 2,
-			newestCount: 100,
-		});
-		for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
+		const { forms, server, driver } = selectedFormsWithNewest(20, 100);
 		const newestOf2 = aliveIds(server, 'form2').slice(-5);
 		// Asked in the order of their IDs, form0, form1 and form10 to form19 come before form2, and
 		// each of their first reads fails: three failed reads end each poll, and form2 is not asked
@@ -304,15 +296,7 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 	});
 
 	it('Selected Forms: 8 of 10 forms answering 503 while the newest are chosen hold up the other forms for 7 polls at most, and neither is named', async () => {
-		const forms = [...Array(10).keys()];
-		const { server, driver } = setUp({
-			watch: 'selectedForms',
-			formCount: 10,
-			selected: forms,
-			version: 2,
-			newestCount: 30,
-		});
-		for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
+		const { forms, server, driver } = selectedFormsWithNewest(10, 30);
 		const healthy = [0, 9];
 		const newest = healthy.flatMap((form) => aliveIds(server, `form${form}`).slice(-5));
 		for (const form of forms.filter((f) => !healthy.includes(f)))
@@ -335,3 +319,17 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 		await drain(driver);
 	});
 });
+
+/** Selected Forms, each of `formCount` forms with 20 responses a second apart, the newest `count` emitted on activation. */
+function selectedFormsWithNewest(formCount: number, count: number) {
+	const forms = [...Array(formCount).keys()];
+	const { server, driver } = setUp({
+		watch: 'selectedForms',
+		formCount,
+		selected: forms,
+		version: 2,
+		newestCount: count,
+	});
+	for (const form of forms) server.seed(form, 20, MINUTE, 1_000);
+	return { forms, server, driver };
+}
