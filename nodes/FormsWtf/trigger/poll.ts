@@ -265,14 +265,9 @@ class Poll {
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
-		const beforeNamed = (how: NoProgress) => namingCount(before, how) < POLLS_BEFORE_ERROR;
-		const keptForPages = cutByPages && (beforeNamed('served') || !before.keptTurn);
-		const failedForNow =
-			!read.moved &&
-			isTransientError(read.failure) &&
-			this.failedReads === 1 &&
-			this.budget.stoppedBy === undefined &&
-			beforeNamed('failed');
+		const beforeNamed = namingCount(before, 'served') < POLLS_BEFORE_ERROR;
+		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
+		const failedForNow = !read.moved && this.failedForNow(read.failure, before);
 		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
@@ -314,7 +309,9 @@ class Poll {
 		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
 		const next = this.noProgress(form, cursor, failure ?? this.budget.cutBy(), how);
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
-		if (how === 'failed' && this.settings.watch !== 'form') next.readAtRev = this.next.rev;
+		const keepsTurn = this.failedForNow(failure, cursor);
+		if (how === 'failed' && !keepsTurn && this.settings.watch !== 'form')
+			next.readAtRev = this.next.rev;
 		const status = statusOf(failure);
 		if (status === 403 || status === 404) leaveChoice(choice, form.id);
 	}
@@ -353,6 +350,20 @@ class Poll {
 		if (due) next.namedAt = polls;
 		this.next.forms[form.id] = next;
 		return next;
+	}
+
+	/**
+	 * Whether a read's failure keeps its form's turn: the poll's first read that failed for a
+	 * moment (a 503, a network error), until its form is named, so that it is asked first on the
+	 * next poll; not one that ended the poll's reading, nor its other failed reads.
+	 */
+	private failedForNow(failure: unknown, before: FormCursor): boolean {
+		return (
+			isTransientError(failure) &&
+			this.failedReads === 1 &&
+			this.budget.stoppedBy === undefined &&
+			namingCount(before, 'failed') < POLLS_BEFORE_ERROR
+		);
 	}
 
 	/** Why the poll stopped asking when its failed reads did: their failure, not the form's own. */
