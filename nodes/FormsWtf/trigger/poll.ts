@@ -321,8 +321,8 @@ class Poll {
 	 * polls of the run since the last error (or its start), unless pages of it were served since
 	 * its last failed read on fewer than 5 polls: the failure is over, and it is being read. A
 	 * form failing on 4 polls of 5, read on the 5th, is named on the next failed poll. One whose
-	 * newest are still to be chosen leaves the choice on the 5th poll of its run, asked or not
-	 * (the others wait for it), and is named as it leaves.
+	 * newest are still to be chosen leaves the choice when a read of it fails from the 5th poll of
+	 * its run on (read fine then, it keeps its newest), and is named then unless it was in the run.
 	 */
 	private noProgress(
 		form: WatchedForm,
@@ -339,11 +339,13 @@ class Poll {
 			`${error.message} (${polls} polls in a row). ${others}it is read again on the next poll.`,
 		);
 		const { choice } = this.next;
-		const leaves = choice?.pending.includes(form.id) === true && polls >= POLLS_BEFORE_ERROR;
+		const pending = choice?.pending.includes(form.id) === true;
+		const leaves = pending && how !== 'waited' && polls >= POLLS_BEFORE_ERROR;
 		if (leaves) leaveChoice(choice, form.id);
 		const readFine = (run.servedPolls ?? POLLS_BEFORE_ERROR) < POLLS_BEFORE_ERROR;
 		const sinceNamed = polls - (cursor.namedAt ?? 0);
-		const due = leaves || (!readFine && isErrorDue(polls, sinceNamed, form, cause));
+		const unnamed = leaves && cursor.namedAt === undefined;
+		const due = unnamed || (!readFine && isErrorDue(polls, sinceNamed, form, cause));
 		if (due) this.errors.push(error);
 		const next: FormCursor = { ...cursor, ...run };
 		if (run.servedPolls === undefined) delete next.servedPolls;
