@@ -619,11 +619,13 @@ function checkActivation(trace: Trace, activation: PollRecord, add: Add): void {
 		// Forms), or got no page for 5 polls after a failed read, in a row or, while the choice is
 		// under way, not (docs/trigger-promise.md).
 		const unreadable = leftTheChoice(trace, activation);
-		// Any of them may have been left out (at most 4 forms: every subset).
+		// Any of them may have been left out. Leaving out more forms only moves a response up, so
+		// a response is among the newest for some choice of them when it is with all of them left
+		// out but its own form.
 		const maybeLeftOut = [...unreadable];
 		allowedExisting = new Set(undatedExisting);
-		for (let subset = 0; subset < 1 << maybeLeftOut.length; subset++) {
-			const out = maybeLeftOut.filter((_formId, bit) => subset & (1 << bit));
+		for (const kept of [undefined, ...maybeLeftOut]) {
+			const out = maybeLeftOut.filter((formId) => formId !== kept);
 			for (const id of newest(existingVersions.filter((e) => !out.includes(e.response.formId))))
 				allowedExisting.add(id);
 		}
