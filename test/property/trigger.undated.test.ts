@@ -280,6 +280,43 @@ describe('a response without a date, submitted while a 429 on the page that show
 });
 
 describe('a response without a date in an answer long on its way', () => {
+	it('no Date header, a since compared in whole seconds: an undated response submitted while a read waited an hour for its answer is emitted once, though the next read passes the hour', async () => {
+		const trace = await runSchedule({
+			settings: settingsWith({
+				version: 1,
+				lookBackMinutes: 0,
+				updatedResponses: 'emit',
+				since: 'wholeSeconds',
+				order: 'oldestFirst',
+				pageCap: 100,
+				requestMs: 1,
+				startOffsetMs: 0,
+				seeded: [5],
+				seedAgoMs: 0,
+				dateAbsent: true,
+			}),
+			steps: [
+				{ kind: 'poll', budget: 'default' },
+				// The next read's answer comes an hour after it was asked for, with an undated response.
+				{ kind: 'during', afterRequests: 0, event: { kind: 'advance', ms: 60 * MINUTE } },
+				{
+					kind: 'during',
+					afterRequests: 0,
+					event: { kind: 'submitGarbled', form: 0, garble: 'null' },
+				},
+				// Updates on every poll after it move the next reads' `since` past the hour.
+				...[0, 1, 2, 3, 4].flatMap((pick) => [
+					{ kind: 'update' as const, form: 0, pick },
+					{ kind: 'poll' as const, budget: 'default' as const },
+				]),
+			],
+		});
+		const undated = trace.server.responses.filter((r) => r.versions[0].garble !== undefined);
+		expect(undated).toHaveLength(1);
+		expect(trace.emitted.filter((e) => e.id === undated[0].id)).toHaveLength(1);
+		expect(formatViolations(check(trace))).toBe('');
+	});
+
 	it('no Date header: an undated response submitted while the answer was on its way, after a dated one, is emitted once', async () => {
 		const trace = await runSchedule({
 			settings: settingsWith({

@@ -242,8 +242,8 @@ class WindowRead {
 				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
 				(handled === undefined ||
 					(this.options.updatedResponses === 'emit' && dated !== undefined && atMs > handled));
-			if (handled === undefined || (dated !== undefined && atMs > handled))
-				this.seen[response.id] = atMs;
+			// An undated one shown again is dated again: `seen` keeps it while reads still return it.
+			if (handled === undefined || atMs > handled) this.seen[response.id] = atMs;
 			if (!isNew) continue;
 			if (!this.found.has(response.id)) this.budget.items++;
 			this.found.set(response.id, { id: response.id, atMs, response });
