@@ -372,6 +372,45 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 		await drain(driver);
 		for (const id of existing) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
+
+	it('Selected Forms: forms put back into the selection on every poll, whose reads fail, hold up neither the choice nor the other forms’ new responses', async () => {
+		const [first, second] = [
+			[0, 1, 2, 3, 9],
+			[0, 4, 5, 6, 9],
+		];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 10,
+			selected: first,
+			version: 2,
+			newestCount: 10,
+		});
+		for (const form of [...Array(10).keys()]) server.seed(form, 20, MINUTE, 1_000);
+		const newest = [0, 9].flatMap((form) => aliveIds(server, `form${form}`).slice(-5));
+		for (const form of [1, 2, 3, 4, 5, 6])
+			server.inject({ kind: 'serverError', status: 503 }, 1_000_000, form);
+		// Each form that comes back starts afresh, and its first read fails.
+		const submitted: { id: string; afterPoll: number }[] = [];
+		for (let poll = 0; poll < 30; poll++) {
+			if (poll > 0) driver.select(poll % 2 ? second : first);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+			if (poll % 10 !== 0) continue;
+			server.apply({ kind: 'submit', form: 0, count: 1 });
+			submitted.push({ id: aliveIds(server, 'form0').at(-1) as string, afterPoll: poll });
+		}
+		for (const { id, afterPoll } of submitted) {
+			const comesOn = driver.polls.findIndex((poll) => poll.emitted.some((e) => e.id === id));
+			expect(comesOn - afterPoll).toBeGreaterThan(0);
+			expect(comesOn - afterPoll).toBeLessThanOrEqual(2);
+		}
+		const errors = driver.polls.flatMap((poll) => poll.errors);
+		expect(errors.filter((e) => e.includes('(form0)') || e.includes('(form9)'))).toEqual([]);
+		for (const id of newest) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		server.heal();
+		driver.select(first);
+		await drain(driver);
+	});
 });
 
 /** Selected Forms, each of `formCount` forms with 20 responses a second apart, the newest `count` emitted on activation. */

@@ -106,7 +106,9 @@ export function settleChoice(state: TriggerState, lookBackMs: number): void {
 		const seen = Object.entries(state.forms[formId]?.seen ?? {});
 		const notChosen = seen.filter(([id]) => !chosen.has(`${formId}/${id}`));
 		const cursor = cursorFrom(floor.atMs, activatedAtMs, lookBackMs);
-		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(notChosen) };
+		// Its choosing read was its turn, and it answered (see formsToRead and mayReadMore).
+		const readAtRev = state.rev;
+		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(notChosen), readAtRev };
 	}
 	delete state.choice;
 }

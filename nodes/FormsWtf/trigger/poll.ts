@@ -47,7 +47,11 @@ const NOT_REACHED = new Error(
  */
 type NoProgress = 'failed' | 'served' | 'waited';
 
-/** Failed reads that end a poll's reading: a struggling service is not asked for every form. */
+/**
+ * Failed reads that end a poll's reading: a struggling service is not asked for every form. A
+ * form whose last read was served is still asked after them, until one more read fails: forms
+ * failing on their own (or added, and failing on their first read) do not hold it back.
+ */
 const MAX_FAILED_READS_PER_POLL = 3;
 
 export async function pollResponses(
@@ -193,13 +197,13 @@ class Poll {
 		);
 		const cutByShare: WatchedForm[] = [];
 		for (const [index, form] of due.entries()) {
-			if (!this.mayReadMore(due.length - index)) notReached.push(form);
+			if (!this.mayReadMore(due.length - index, form)) notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
 			else if (await this.read(form)) cutByShare.push(form);
 		}
 		// What the forms read later left of the items goes to those their share cut, in turn.
 		for (const [index, form] of cutByShare.entries())
-			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
+			if (this.mayReadMore(cutByShare.length - index, form)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
 		// (a rate limit, failing reads), or it is in a run of polls without progress already. Not
 		// one whose newest are still to be chosen: the choice waits for it, and it must not leave
@@ -216,12 +220,16 @@ class Poll {
 	}
 
 	/**
-	 * Whether the next of `formsLeft` forms is read: the poll has pages, time and that form's share
-	 * of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed.
+	 * Whether `form`, the next of `formsLeft` forms, is read: the poll has pages, time and that
+	 * form's share of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed (or
+	 * just that many, and the form's last read was served).
 	 */
-	private mayReadMore(formsLeft: number): boolean {
+	private mayReadMore(formsLeft: number, form: WatchedForm): boolean {
 		this.budget.shareItems(formsLeft);
-		return this.budget.mayRead() && this.failedReads < MAX_FAILED_READS_PER_POLL;
+		const cursor = this.next.forms[form.id];
+		const answered = cursor?.readAtRev !== undefined && !isFailing(cursor);
+		const allowed = MAX_FAILED_READS_PER_POLL + (answered ? 1 : 0);
+		return this.budget.mayRead() && this.failedReads < allowed;
 	}
 
 	/** Reads a form; true when its share of the items cut the read. */
