@@ -315,11 +315,11 @@ class Poll {
 		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
 			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
 		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
-		const next = this.noProgress(form, cursor, failure ?? this.budget.cutBy(), how);
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
 		const keepsTurn = this.failedForNow(failure, cursor);
-		if (how === 'failed' && !keepsTurn && this.settings.watch !== 'form')
-			next.readAtRev = this.next.rev;
+		const hadTurn = how === 'failed' && !keepsTurn && this.settings.watch !== 'form';
+		const turned = hadTurn ? { ...cursor, readAtRev: this.next.rev } : cursor;
+		this.noProgress(form, turned, failure ?? this.budget.cutBy(), how);
 		const status = statusOf(failure);
 		if (status === 403 || status === 404) leaveChoice(choice, form.id);
 	}
@@ -332,12 +332,7 @@ class Poll {
 	 * newest are still to be chosen leaves the choice when a read of it fails from the 5th poll of
 	 * its run on (read fine then, it keeps its newest), and is named then unless it was in the run.
 	 */
-	private noProgress(
-		form: WatchedForm,
-		cursor: FormCursor,
-		cause: unknown,
-		how: NoProgress,
-	): FormCursor {
+	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown, how: NoProgress): void {
 		const run = counted(cursor, how);
 		const polls = run.failedPolls;
 		const error = errorForStuckForm(this.context, this.settings, form, cause, polls);
@@ -359,7 +354,6 @@ class Poll {
 		if (run.servedPolls === undefined) delete next.servedPolls;
 		if (due) next.namedAt = polls;
 		this.next.forms[form.id] = next;
-		return next;
 	}
 
 	/**
