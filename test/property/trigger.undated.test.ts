@@ -279,6 +279,49 @@ describe('a response without a date, submitted while a 429 on the page that show
 		});
 });
 
+describe('New or Updated Response, newest first: an undated response updated while its read goes on', () => {
+	// A read shows the newest response undated on its first page; the end page it asks next starts
+	// with another undated response (which proves nothing), so the window is walked from the first
+	// page again: that page's clock, not the end page's, dates the undated response.
+	describe.each([
+		['no Date header', { dateAbsent: true }, false],
+		['a Date header, the clock 1.5 s on by the end page', {}, true],
+	])('%s', (_name, patch, clockMoves) => {
+		it.each([10, 0])('look-back %i min: its update comes', async (lookBackMinutes) => {
+			const { server, driver } = setUp({
+				watch: 'form',
+				order: 'newestFirst',
+				pageCap: 100,
+				lookBackMinutes,
+				updatedResponses: 'emit',
+				...patch,
+			});
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'advance', ms: 1_000 });
+			server.apply({ kind: 'submit', form: 0, count: 150, gapMs: 500 });
+			server.apply({ kind: 'advance', ms: 500 });
+			server.apply({ kind: 'submitGarbled', form: 0, garble: 'null' });
+			server.apply({ kind: 'garble', form: 0, pick: 89, garble: 'null' });
+			const undated = newestId(server);
+			if (lookBackMinutes > 0) {
+				server.apply({ kind: 'advance', ms: 10_000 });
+				expect((await driver.poll()).errors).toEqual([]);
+			}
+			server.apply({ kind: 'advance', ms: 20_000 });
+			// Just before the read's second request (the end page), its respondent updates it.
+			server.arm(2, { kind: 'update', form: 0, pick: 150 });
+			if (clockMoves) server.arm(2, { kind: 'advance', ms: 1_500 });
+			for (let poll = 0; poll < 4; poll++) {
+				await driver.poll();
+				server.apply({ kind: 'advance', ms: MINUTE });
+			}
+			await drain(driver);
+			const versions = driver.emitted.filter((e) => e.id === undated).map((e) => e.tag);
+			expect(versions).toEqual([`${undated}#1`, `${undated}#2`]);
+		});
+	});
+});
+
 describe('a response without a date in an answer long on its way', () => {
 	it('no Date header, a since compared in whole seconds: an undated response submitted while a read waited an hour for its answer is emitted once, though the next read passes the hour', async () => {
 		const trace = await runSchedule({

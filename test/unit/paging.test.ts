@@ -6,6 +6,7 @@ import http from 'http';
 import type { AddressInfo } from 'net';
 
 import { FormPages, orderOf, PAGES_IN_FLIGHT } from '../../nodes/FormsWtf/shared/transport/paging';
+import type { FetchedPage } from '../../nodes/FormsWtf/shared/transport/paging';
 import type { FormResponse } from '../../nodes/FormsWtf/shared/transport/types';
 import { testRetryPolicy } from '../support/retryPolicy';
 import { formById, runFormsWtf } from '../support/formsWtf';
@@ -239,7 +240,7 @@ describe('paging: reads that prove themselves', () => {
 
 	const taken = () => {
 		const ids = new Set<string>();
-		return { ids, take: (rs: FormResponse[]) => rs.forEach((r) => ids.add(r.id)) };
+		return { ids, take: (page: FetchedPage) => page.responses.forEach((r) => ids.add(r.id)) };
 	};
 	const ms = (r: FormResponse) => Date.parse(r.submittedAt);
 
@@ -325,8 +326,8 @@ describe('paging: reads that prove themselves', () => {
 		const server = source(() => minutes(250, -1), 100);
 		const pages = new FormPages(server, 'f');
 		const read = new Set<string>();
-		const walked = await pages.walk(await pages.at(0), 0, (rs) =>
-			rs.forEach((r) => read.add(r.id)),
+		const walked = await pages.walk(await pages.at(0), 0, (page) =>
+			page.responses.forEach((r) => read.add(r.id)),
 		);
 		expect(walked).toBe('whole');
 		expect(read.size).toBe(250);
@@ -342,8 +343,8 @@ describe('paging: reads that prove themselves', () => {
 		}, 100);
 		const pages = new FormPages(server, 'f');
 		const read = new Set<string>();
-		const walked = await pages.walk(await pages.at(0), 0, (rs) =>
-			rs.forEach((r) => read.add(r.id)),
+		const walked = await pages.walk(await pages.at(0), 0, (page) =>
+			page.responses.forEach((r) => read.add(r.id)),
 		);
 		expect(walked).toBe('whole');
 		expect(server.asked).toEqual([0, 95, 0, 95, 190]);
@@ -391,7 +392,7 @@ describe('paging: reads that prove themselves', () => {
 		const walked = await enough.walk(
 			await enough.at(0),
 			0,
-			(rs) => (count += rs.length),
+			(page) => (count += page.responses.length),
 			() => count >= 150,
 		);
 		expect(walked).toBe('whole');

@@ -5,6 +5,7 @@
  * N newest of them all give one floor: the oldest chosen. Every form's cursor then starts at that
  * floor, and the normal reading emits the chosen ones with the new ones.
  */
+import type { FetchedPage } from '../shared/transport/paging';
 import type { PollBudget, Version } from './read';
 import { FormPages, orderOf, submittedAtMs } from '../shared/transport/paging';
 import { compareVersions, NOT_WHOLE } from './read';
@@ -27,7 +28,7 @@ export async function readNewest(
 ): Promise<Version[] | undefined> {
 	const pages = new FormPages(budget, formId);
 	const existing = new Map<string, Version>();
-	const take = (responses: Version['response'][]) => {
+	const take = ({ responses }: FetchedPage) => {
 		for (const response of responses) {
 			const atMs = submittedAtMs(response);
 			if (atMs !== undefined && atMs < beforeMs)

@@ -12,13 +12,14 @@
 import type { FormsWtfClient } from '../shared/transport';
 import { isDeadlineError } from '../shared/transport/errors';
 import {
+	clockOf,
 	FormPages,
 	getResponsesPage,
 	MAX_PAGE_SIZE,
 	submittedAtMs,
 	walkPagesAfter,
 } from '../shared/transport/paging';
-import type { PageClock, PageSource } from '../shared/transport/paging';
+import type { FetchedPage, PageClock, PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
 import type { Floor, FormCursor } from './state';
 
@@ -155,8 +156,6 @@ class WindowRead {
 	private readonly found = new Map<string, Version>();
 	/** The clock of the read's first page: the look-back window is measured from it. */
 	private started?: PageClock;
-	/** The pages being read: the clock of their last page dates an undated response. */
-	private pages?: FormPages;
 	/** The read walks the window page by page: cut, the walk begins again on the next poll. */
 	private walkingWindow = false;
 
@@ -172,15 +171,14 @@ class WindowRead {
 
 	/** True when proven whole; a walk that cannot be proven throws NOT_WHOLE. */
 	async read(): Promise<boolean> {
-		const take = (responses: FormResponse[]) => this.take(responses);
+		const take = (page: FetchedPage) => this.take(page);
 		const floor = this.options.floor ?? this.cursor.floor;
 		for (;;) {
 			if (!this.budget.mayRead()) return false;
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
-			this.pages = pages;
 			const first = await pages.at(0);
 			this.started ??= pages.started;
-			this.take(first.responses);
+			this.take(first);
 			if (!first.hasMore) return true;
 			// What the oldest end proves moves `since` past it; the look-back window stays.
 			const lookBackFromMs = (this.started?.atMs ?? 0) - this.options.lookBackMs - 1;
@@ -217,7 +215,8 @@ class WindowRead {
 		}
 	}
 
-	private take(responses: FormResponse[]): void {
+	private take(page: FetchedPage): void {
+		const { responses } = page;
 		const floor = this.options.floor ?? this.cursor.floor;
 		// An answer long on its way (responses submitted meanwhile) shows dated ones newer than when
 		// it was asked for: an undated one beside them is dated no earlier, or the cursor passing
@@ -226,23 +225,23 @@ class WindowRead {
 			-Infinity,
 			...responses.map((response) => submittedAtMs(response) ?? -Infinity),
 		);
+		// Undated: dated by the page that showed it (not the last page asked: a walk takes its first
+		// page again), not later than it was served, so an update after is newer; and dated again
+		// by each page that shows it undated, so `seen` keeps it while reads still return it. It is
+		// judged by the latest moment it may have been submitted, the end of that page's second: a
+		// floor inside that second does not keep it out.
+		const clock = clockOf(page);
 		for (const response of responses) {
 			const dated = submittedAtMs(response);
 			// A server that compares `since` coarsely returns responses the cursor has let go of.
 			if (dated !== undefined && dated < this.sinceMs) continue;
-			// Undated: dated by the page that showed it, not later than it was served (so that `seen`
-			// keeps it while a read may return it, and an update after is newer), and judged by the
-			// latest moment it may have been submitted, the end of that page's second: a floor inside
-			// that second does not keep it out.
-			const clock = this.pages?.answered;
-			const atMs = dated ?? Math.max(clock?.atMs ?? Date.now(), pageNewestMs);
-			const latestMs = dated ?? atMs + (clock?.onServiceClock ? 999 : 0);
+			const atMs = dated ?? Math.max(clock.atMs, pageNewestMs);
+			const latestMs = dated ?? atMs + (clock.onServiceClock ? 999 : 0);
 			const handled = this.seen[response.id];
 			const isNew =
 				(floor === undefined || compareVersions({ atMs: latestMs, id: response.id }, floor) >= 0) &&
 				(handled === undefined ||
 					(this.options.updatedResponses === 'emit' && dated !== undefined && atMs > handled));
-			// An undated one shown again is dated again: `seen` keeps it while reads still return it.
 			if (handled === undefined || atMs > handled) this.seen[response.id] = atMs;
 			if (!isNew) continue;
 			if (!this.found.has(response.id)) this.budget.items++;

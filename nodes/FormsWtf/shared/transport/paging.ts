@@ -392,15 +392,22 @@ export interface PageClock {
 	onServiceClock: boolean;
 }
 
+/**
+ * A page's clock: not later than it was served, so a response submitted or updated after it is
+ * newer; nor earlier than it was asked for by the attempt that got it (a 429 waited out before).
+ */
+export function clockOf(page: FetchedPage): PageClock {
+	const onServiceClock = page.serviceTimeMs !== undefined;
+	return { atMs: page.serviceTimeMs ?? page.sentAtMs, onServiceClock };
+}
+
+/** What a reader does with each page it is served (once or more). */
+export type TakePage = (page: FetchedPage) => void;
+
 /** Pages of one form's list, from one `since`, with the proofs each answer carries. */
 export class FormPages {
 	/** The clock of the first page: the service's Date at the first answer, or the host's. */
 	started?: PageClock;
-	/**
-	 * The clock of the last page: not later than it was served, so an update after it is newer;
-	 * nor earlier than it was asked for by the attempt that got it (a 429 waited out before).
-	 */
-	answered?: PageClock;
 	/** The last walk's pass: its first page, the newest time it read, and its last page. */
 	private passFirst?: FetchedPage;
 	private passNewestMs = -Infinity;
@@ -414,9 +421,7 @@ export class FormPages {
 
 	async at(offset: number, limit?: number): Promise<FetchedPage> {
 		const page = await this.budget.page(this.formId, offset, this.since, limit);
-		const onServiceClock = page.serviceTimeMs !== undefined;
-		this.answered = { atMs: page.serviceTimeMs ?? page.sentAtMs, onServiceClock };
-		this.started ??= this.answered;
+		this.started ??= clockOf(page);
 		return page;
 	}
 
@@ -429,7 +434,7 @@ export class FormPages {
 	 */
 	async provenBefore(
 		first: FetchedPage,
-		take: (responses: FormResponse[]) => void,
+		take: TakePage,
 		enough: (ms: number) => boolean,
 	): Promise<{ beforeMs: number; wholeList: boolean } | undefined> {
 		const order = orderOf(first.responses) || (await this.orderByLast(first, take));
@@ -465,27 +470,25 @@ export class FormPages {
 	 * (arrivals push the end on): true when the answer's own `hasMore: false` proves it holds
 	 * them, and so that `total` counts what `since` asks.
 	 */
-	async readEnd(first: FetchedPage, take: (responses: FormResponse[]) => void): Promise<boolean> {
+	async readEnd(first: FetchedPage, take: TakePage): Promise<boolean> {
 		const size = first.responses.length;
 		if (orderOf(first.responses) !== 1 || first.total === undefined || !this.budget.mayRead())
 			return false;
 		const end = await this.at(Math.max(0, first.total - size + Math.floor(size / 10)));
-		take(end.responses);
+		take(end);
 		return !end.hasMore && end.responses.length > 0;
 	}
 
 	/** A first page of one millisecond shows no order: the list's last response tells it. */
-	async orderByLast(
-		first: FetchedPage,
-		take: (responses: FormResponse[]) => void = () => undefined,
-	): Promise<1 | -1 | 0> {
+	async orderByLast(first: FetchedPage, take: TakePage = () => undefined): Promise<1 | -1 | 0> {
 		const times = new Set(first.responses.map(submittedAtMs).filter((ms) => ms !== undefined));
 		const full = first.responses.length >= MIN_PROVING_PAGE;
 		if (!full || times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
 		const [firstMs] = [...times] as number[];
-		const { responses } = await this.at(first.total - 1, 1);
+		const last = await this.at(first.total - 1, 1);
+		const { responses } = last;
 		// Read is read: the reader keeps it, as it keeps every page it is served.
-		take(responses);
+		take(last);
 		const lastMs = submittedAtMs(responses[0] ?? ({} as FormResponse));
 		return lastMs === undefined || lastMs === firstMs ? 0 : lastMs > firstMs ? 1 : -1;
 	}
@@ -499,7 +502,7 @@ export class FormPages {
 	async walk(
 		first: FetchedPage,
 		offset: number,
-		take: (responses: FormResponse[]) => void,
+		take: TakePage,
 		enough = () => false,
 	): Promise<'whole' | 'cut' | 'notWhole'> {
 		let page = first;
@@ -509,7 +512,7 @@ export class FormPages {
 		let order: 1 | -1 | 0 = 0;
 		const begin = (start: FetchedPage) => {
 			[this.passFirst, this.passNewestMs] = [start, newestMs(start.responses)];
-			take(start.responses);
+			take(start);
 		};
 		begin(page);
 		for (;;) {
@@ -524,7 +527,7 @@ export class FormPages {
 			const step = size - PAGE_OVERLAP;
 			const overlap = page.responses.slice(step);
 			const next = await this.at(at + step);
-			take(next.responses);
+			take(next);
 			const met = next.responses.some((response) =>
 				overlap.some((seen) => sameVersion(seen, response)),
 			);
