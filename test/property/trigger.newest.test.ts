@@ -274,23 +274,23 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 
 	it('Selected Forms: a form the others’ failures kept from being asked for 4 polls, whose first read then fails, stays in the choice', async () => {
 		const { forms, server, driver } = selectedFormsWithNewest(20, 100);
-		const newestOf2 = aliveIds(server, 'form2').slice(-5);
-		// Asked in the order of their IDs, form0, form1 and form10 to form19 come before form2, and
-		// each of their first reads fails: three failed reads end each poll, and form2 is not asked
-		// on polls 0 to 3. On poll 4 its first read fails.
-		const failing = [0, 1, ...forms.slice(10)];
-		for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 4, form);
+		const newestOf9 = aliveIds(server, 'form9').slice(-5);
+		// Asked in the order of their IDs, every other form comes before form9, and each of their
+		// first reads fails: four failed reads end each poll (the fourth of a form not failing
+		// yet), and form9 is not asked on polls 0 to 3. On poll 4 its first read fails.
+		for (const form of forms.filter((f) => f !== 9))
+			server.inject({ kind: 'serverError', status: 503 }, 4, form);
 		for (let poll = 0; poll < 10; poll++) {
-			if (poll === 4) server.inject({ kind: 'serverError', status: 503 }, 4, 2);
+			if (poll === 4) server.inject({ kind: 'serverError', status: 503 }, 4, 9);
 			await driver.poll();
 			server.apply({ kind: 'advance', ms: MINUTE });
 		}
-		const askedForm2 = driver.polls.map((p) => p.requests.some((r) => r.formId === 'form2'));
-		expect(askedForm2.indexOf(true)).toBe(4);
+		const askedForm9 = driver.polls.map((p) => p.requests.some((r) => r.formId === 'form9'));
+		expect(askedForm9.indexOf(true)).toBe(4);
 		expect(
-			driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form2)')),
+			driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form9)')),
 		).toEqual([]);
-		for (const id of newestOf2) expect(timesEmitted(driver.emitted, id)).toBe(1);
+		for (const id of newestOf9) expect(timesEmitted(driver.emitted, id)).toBe(1);
 		server.heal();
 		await drain(driver);
 	});
@@ -409,6 +409,43 @@ describe('the newest N never wait on a form that leaves the choice', () => {
 		for (const id of newest) expect(timesEmitted(driver.emitted, id)).toBe(1);
 		server.heal();
 		driver.select(first);
+		await drain(driver);
+	});
+
+	it('Selected Forms: a form added while the newest wait on 30 forms answering 503 has its responses once they are found, four a poll, and is not named', async () => {
+		const failing = [...Array(30).keys()];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 32,
+			selected: [...failing, 30],
+			version: 2,
+			newestCount: 5,
+		});
+		for (let form = 0; form < 32; form++) server.seed(form, 3, MINUTE, 1_000);
+		for (const form of failing)
+			server.inject({ kind: 'serverError', status: 503 }, 1_000_000, form);
+		const submitted: { id: string; beforePoll: number }[] = [];
+		for (let poll = 0; poll < 20; poll++) {
+			if (poll === 1) driver.select([...failing, 30, 31]);
+			if (poll >= 2) {
+				server.apply({ kind: 'submit', form: 31, count: 1 });
+				submitted.push({ id: aliveIds(server, 'form31').at(-1) as string, beforePoll: poll });
+			}
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		// Four failed reads a poll find the 30 failing forms by poll 8 (the choice waits on them);
+		// after three, a form not failing is still asked: form31, once they are found.
+		for (const { id, beforePoll } of submitted) {
+			const comesOn = driver.polls.findIndex((poll) => poll.emitted.some((e) => e.id === id));
+			expect(comesOn).toBeGreaterThanOrEqual(beforePoll);
+			expect(comesOn).toBeLessThanOrEqual(Math.max(beforePoll + 1, 9));
+		}
+		for (const poll of driver.polls)
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(16);
+		const errors = driver.polls.flatMap((poll) => poll.errors);
+		expect(errors.filter((e) => e.includes('(form31)'))).toEqual([]);
+		server.heal();
 		await drain(driver);
 	});
 });

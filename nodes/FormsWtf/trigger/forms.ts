@@ -53,11 +53,8 @@ export function formsToRead(
 			cursor.listed === listedAs(form);
 		(looksUnchanged ? unchanged : changed).push(form);
 	}
-	// Forms whose newest are to be chosen first: the others wait for the choice.
-	const pending = new Set(state.choice?.pending);
-	const choosing = (form: WatchedForm) => (pending.has(form.id) ? 0 : 1);
 	const byLastRead = (a: WatchedForm, b: WatchedForm) =>
-		choosing(a) - choosing(b) || lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
+		lastRead(a) - lastRead(b) || (a.id < b.id ? -1 : 1);
 	const sweep = Math.min(MAX_SWEEP_READS, Math.ceil(forms.length / SWEEP_POLLS));
 	const due = unchanged
 		.filter((form) => state.rev - lastRead(form) >= SWEEP_POLLS)

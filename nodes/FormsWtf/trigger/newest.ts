@@ -107,9 +107,7 @@ export function settleChoice(state: TriggerState, lookBackMs: number): void {
 		const seen = Object.entries(state.forms[formId]?.seen ?? {});
 		const notChosen = seen.filter(([id]) => !chosen.has(`${formId}/${id}`));
 		const cursor = cursorFrom(floor.atMs, activatedAtMs, lookBackMs);
-		// Its choosing read was its turn, and it answered (see formsToRead and mayReadMore).
-		const readAtRev = state.rev;
-		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(notChosen), readAtRev };
+		state.forms[formId] = { ...cursor, floor, seen: Object.fromEntries(notChosen) };
 	}
 	delete state.choice;
 }

@@ -49,8 +49,8 @@ type NoProgress = 'failed' | 'served' | 'waited';
 
 /**
  * Failed reads that end a poll's reading: a struggling service is not asked for every form. A
- * form whose last read was served is still asked after them, until one more read fails: forms
- * failing on their own (or added, and failing on their first read) do not hold it back.
+ * form not failing (its last read was served, or it was not read yet) is still asked after them,
+ * until one more read fails: forms failing on their own do not hold it back.
  */
 const MAX_FAILED_READS_PER_POLL = 3;
 
@@ -222,13 +222,12 @@ class Poll {
 	/**
 	 * Whether `form`, the next of `formsLeft` forms, is read: the poll has pages, time and that
 	 * form's share of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed (or
-	 * just that many, and the form's last read was served).
+	 * just that many, and the form is not failing).
 	 */
 	private mayReadMore(formsLeft: number, form: WatchedForm): boolean {
 		this.budget.shareItems(formsLeft);
-		const cursor = this.next.forms[form.id];
-		const answered = cursor?.readAtRev !== undefined && !isFailing(cursor);
-		const allowed = MAX_FAILED_READS_PER_POLL + (answered ? 1 : 0);
+		const failing = isFailing(this.cursorOf(form.id));
+		const allowed = MAX_FAILED_READS_PER_POLL + (failing ? 0 : 1);
 		return this.budget.mayRead() && this.failedReads < allowed;
 	}
 
