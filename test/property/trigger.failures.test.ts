@@ -74,15 +74,8 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 	});
 
 	it('Selected Forms, 20 forms answering 503 beside a healthy one: the healthy one is never named, nor warned of their failure as its own, and its responses come', async () => {
-		const failing = [...Array(20).keys()];
-		const { server, driver } = setUp({
-			watch: 'selectedForms',
-			formCount: 21,
-			selected: [...failing, 20],
-		});
-		expect((await driver.poll()).errors).toEqual([]);
+		const { failing, server, driver } = await twentyFailingBesideOne();
 		const warn = jest.spyOn(report, 'warn');
-		for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
 		const submitted: string[] = [];
 		for (let i = 0; i < 15; i++) {
 			server.apply({ kind: 'submit', form: 20, count: 1 });
@@ -92,7 +85,7 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		}
 		const warnings = warn.mock.calls.map(([, message]) => message);
 		warn.mockRestore();
-		// Three failed reads end each poll: form20 waits its turn behind the failing forms.
+		// Four failed reads end each poll until the failing forms are found: form20 waits for them.
 		expect(driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('form20'))).toEqual(
 			[],
 		);
@@ -109,14 +102,7 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 	});
 
 	it('Selected Forms, 20 forms answering 503 whose responses keep coming, beside a healthy one: once each has failed, the healthy one’s responses come on every poll', async () => {
-		const failing = [...Array(20).keys()];
-		const { server, driver } = setUp({
-			watch: 'selectedForms',
-			formCount: 21,
-			selected: [...failing, 20],
-		});
-		expect((await driver.poll()).errors).toEqual([]);
-		for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+		const { failing, server, driver } = await twentyFailingBesideOne();
 		const submitted: string[] = [];
 		for (let poll = 1; poll <= 15; poll++) {
 			for (const form of [...failing, 20]) server.apply({ kind: 'submit', form, count: 1 });
@@ -427,3 +413,16 @@ describe('a form read on some polls and failing on the others', () => {
 		expect(formatViolations(check(trace))).toBe('');
 	}, 120_000);
 });
+
+/** Selected Forms: form0 to form19, which answer 503 from the poll after activation on, and form20. */
+async function twentyFailingBesideOne() {
+	const failing = [...Array(20).keys()];
+	const { server, driver } = setUp({
+		watch: 'selectedForms',
+		formCount: 21,
+		selected: [...failing, 20],
+	});
+	expect((await driver.poll()).errors).toEqual([]);
+	for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
+	return { failing, server, driver };
+}
