@@ -486,10 +486,9 @@ export class FormPages {
 		if (!full || times.size !== 1 || first.total === undefined || !this.budget.mayRead()) return 0;
 		const [firstMs] = [...times] as number[];
 		const last = await this.at(first.total - 1, 1);
-		const { responses } = last;
 		// Read is read: the reader keeps it, as it keeps every page it is served.
 		take(last);
-		const lastMs = submittedAtMs(responses[0] ?? ({} as FormResponse));
+		const lastMs = submittedAtMs(last.responses[0] ?? ({} as FormResponse));
 		return lastMs === undefined || lastMs === firstMs ? 0 : lastMs > firstMs ? 1 : -1;
 	}
 
