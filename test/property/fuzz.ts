@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { PropertyId, Violation } from './oracle';
 import { check, formatViolations, PROPERTIES } from './oracle';
 import type { Trace } from './run';
-import { runSchedule } from './run';
+import { runSchedule, STARVED, STARVED_RUNS } from './run';
 import type { Assumptions, Schedule } from './schedule';
 import { formatSchedule, schedulesDrawn } from './schedule';
 
@@ -49,13 +49,7 @@ export interface FuzzResult {
 const traces = new Map<string, Trace>();
 const MAX_CACHED_TRACES = 400;
 
-/**
- * n8n-workflow gives a parameter's regular expression 250 ms of wall time: on a machine starved
- * of CPU (a long fuzz beside other work) a poll can fail on that alone. The run is deterministic
- * in virtual time, so such a schedule is run again; one that fails so every time is kept.
- */
-const STARVED = 'Regular expression execution timed out';
-const STARVED_RUNS = 3;
+/** A schedule one of whose polls failed on the regex time-out (see STARVED) is run again. */
 export const starvation = { rerun: 0 };
 
 export async function runUnstarved(
