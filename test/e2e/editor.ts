@@ -405,12 +405,26 @@ export class Editor {
 	 * dialog itself, as it does once a new credential's test passes.
 	 */
 	async saveCredential(): Promise<{ closed: boolean; text: string }> {
-		const tested = this.page.waitForResponse((response) =>
-			response.url().includes('/rest/credentials/test'),
-		);
-		await this.credentialModal.getByTestId('credential-save-button').click();
-		await tested;
 		const modal = this.credentialModal;
+		const save = modal.getByTestId('credential-save-button');
+		const tested = (): Promise<unknown> =>
+			this.page.waitForResponse((response) => response.url().includes('/rest/credentials/test'), {
+				timeout: 30_000,
+			});
+		// On a busy machine the editor can let a click go by while it is still working: one more
+		// click, then stop with what the dialog shows.
+		const first = tested();
+		await save.click();
+		await first.catch(async () => {
+			const second = tested();
+			await save.click();
+			await second.catch(async (error: unknown) => {
+				const shown = (await modal.innerText().catch(() => '')).replace(/\s+/g, ' ');
+				throw new Error(
+					`n8n did not test the credential (${firstLine(error)}); the dialog: ${shown.slice(0, 300)}`,
+				);
+			});
+		});
 		const settled = modal
 			.getByTestId('credentials-config-container-test-success')
 			.or(modal.getByText('Couldn’t connect with these settings'));
@@ -586,7 +600,7 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 	if (!found) return;
 
 	// The credential dialog, opened from the trigger's Credential field.
-	await part(shots, 'credential dialog', async () => {
+	const credentialed = await part(shots, 'credential dialog', async () => {
 		const modal = ui.credentialModal;
 		const opened = await modal.waitFor({ timeout: 5_000 }).then(
 			() => true,
@@ -658,6 +672,8 @@ async function walk(ui: Editor, shots: Screenshots, harness: RunningHarness): Pr
 		);
 		await ui.closeCredentialModal();
 	});
+	// A dialog left open would cover the parts that follow and fail them all.
+	if (!credentialed) await ui.closeCredentialModal().catch(() => undefined);
 
 	// The form picker and the trigger's Fetch Test Event.
 	await part(shots, 'form picker', async () => {
