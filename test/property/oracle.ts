@@ -1062,7 +1062,11 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			) {
 				stuck = 0;
 				told = false;
-				failing = false;
+				// A read whose last request failed, after pages that were served, failed: the form is
+				// not read fine until a read of it is served to its end.
+				failing = !served(reads[reads.length - 1]);
+				if (failing)
+					dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 				runStart = i + 1;
 				return;
 			}

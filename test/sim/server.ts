@@ -63,6 +63,8 @@ export interface Fault {
 	remaining: number;
 	/** Only requests for this form's responses; undefined: any request. */
 	formId?: string;
+	/** Only pages of responses past the first (an offset above 0), as a backend that times out on deep scans. */
+	deeperPages?: true;
 }
 
 export interface SimSettings {
@@ -238,11 +240,12 @@ export class SimServer {
 		return this.faults.length > 0 || this.forms.some((form) => form.denial !== undefined);
 	}
 
-	inject(fault: FaultKind, times: number, form?: number): void {
+	inject(fault: FaultKind, times: number, form?: number, deeperPages = false): void {
 		this.faults.push({
 			fault,
 			remaining: times,
 			formId: form === undefined ? undefined : this.formAt(form).id,
+			...(deeperPages && { deeperPages }),
 		});
 	}
 
@@ -379,10 +382,12 @@ export class SimServer {
 		this.log.push(record);
 
 		const isResponses = segments.length === 3 && segments[2] === 'responses';
+		const deeperPage = isResponses && Number((options.qs as IDataObject | undefined)?.offset) > 0;
 		const fault = this.faults.find(
 			(f) =>
 				(f.formId === undefined || f.formId === formId) &&
-				(f.fault.kind !== 'shortPage' || isResponses),
+				(f.fault.kind !== 'shortPage' || isResponses) &&
+				(!f.deeperPages || deeperPage),
 		);
 		let pageLimit = this.settings.pageCap;
 		if (fault?.fault.kind === 'shortPage') {
