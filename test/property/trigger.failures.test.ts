@@ -125,6 +125,44 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		await drain(driver);
 	});
 
+	it('Selected Forms, newest first, 24 forms whose pages past the first answer 503, beside a healthy one: each is named by the 5th poll it cannot move, and the healthy one’s responses come once they are found', async () => {
+		const failing = [...Array(24).keys()];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 25,
+			selected: [...failing, 24],
+			order: 'newestFirst',
+			pageCap: 100,
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		for (const form of failing) {
+			server.apply({ kind: 'submit', form, count: 150 });
+			server.inject({ kind: 'serverError', status: 503 }, 100_000, form, true);
+		}
+		const submitted: string[] = [];
+		for (let poll = 1; poll <= 20; poll++) {
+			server.apply({ kind: 'submit', form: 24, count: 1 });
+			submitted.push(aliveIds(server, 'form24').at(-1) as string);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const firstNamed = failing.map((form) =>
+			driver.polls.findIndex((poll) => poll.errors.some((e) => e.includes(`(form${form})`))),
+		);
+		const pollOf = (id: string) =>
+			driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
+		// Four forms a poll are found failing (polls 1 to 8: those read once before are asked
+		// again meanwhile), and each is named on its 5th poll without progress: by poll 12.
+		for (const poll of firstNamed) expect(poll).toBeGreaterThan(0);
+		expect(Math.max(...firstNamed)).toBeLessThanOrEqual(12);
+		// Once they are found, form24's responses come on the poll they were submitted before.
+		expect(submitted.slice(8).map(pollOf)).toEqual([...Array(12).keys()].map((i) => i + 9));
+		for (const poll of driver.polls.slice(1))
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(16);
+		server.heal();
+		await drain(driver);
+	});
+
 	it('Selected Forms, 4 forms asked to wait longer than the poll behind a busy one: each is named by its 5th poll, and the busy one’s responses keep coming', async () => {
 		const { server, driver } = setUp({
 			watch: 'selectedForms',

@@ -41,9 +41,9 @@ const NOT_REACHED = new Error(
 );
 
 /**
- * How a poll without progress went for a form: its read got no page, its pages were served but
- * proved nothing, or it was not asked (the others' failures stopped the poll, or it waited its
- * turn).
+ * How a poll without progress went for a form: its read failed (at its first page or a later
+ * one), its pages were served but proved nothing, or it was not asked (the others' failures
+ * stopped the poll, or it waited its turn).
  */
 type NoProgress = 'failed' | 'served' | 'waited';
 
@@ -285,7 +285,8 @@ class Poll {
 		// A read that had the poll to itself and could not prove its window (or one millisecond of
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
-		const how = read.gotNoPage ? 'failed' : 'served';
+		// A read that failed after pages of it were served proved nothing: it failed too.
+		const how = read.failure !== undefined && !unprovable ? 'failed' : 'served';
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
 		else if (sharedPoll) this.next.forms[form.id] = servedUncounted(cursor);
 		else this.noProgress(form, cursor, failure, how);
@@ -459,7 +460,7 @@ function namingCount(cursor: FormCursor, how: NoProgress): number {
 	return servedPolls ?? failedPolls;
 }
 
-/** Whether a form's last reads in its run of polls without progress got no page. */
+/** Whether a form's last reads in its run of polls without progress failed. */
 function isFailing(cursor: FormCursor): boolean {
 	return (cursor.failedPolls ?? 0) > 0 && cursor.servedPolls === undefined;
 }

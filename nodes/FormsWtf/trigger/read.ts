@@ -127,8 +127,6 @@ export interface FormRead {
 	/** Proven whole; or left responses behind or found new ones, unless cut in a walk of the window. */
 	moved: boolean;
 	failure?: unknown;
-	/** Failed at its first page: nothing of the form was served. */
-	gotNoPage: boolean;
 }
 
 /** Reads the responses of a form since its cursor, as far as the poll's budget goes. */
@@ -285,8 +283,7 @@ class WindowRead {
 		// Nothing a read that cannot be proven does is progress.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
-		const gotNoPage = !whole && failure !== undefined && this.started === undefined;
-		return { cursor, found, whole, moved, failure: whole ? undefined : failure, gotNoPage };
+		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
 
