@@ -163,6 +163,33 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		await drain(driver);
 	});
 
+	it.each([
+		['a new response on every poll', 1],
+		['a new response every 4th poll', 4],
+	])(
+		'One Form, newest first, pages past the first answering 503, %s: named by the 5th poll, and the responses held back come once it recovers',
+		async (_, every) => {
+			const { server, driver } = setUp({ order: 'newestFirst', pageCap: 100, version: 2 });
+			expect((await driver.poll()).errors).toEqual([]);
+			server.apply({ kind: 'submit', form: 0, count: 150 });
+			const backlog = aliveIds(server);
+			server.inject({ kind: 'serverError', status: 503 }, 100_000, 0, true);
+			for (let poll = 1; poll <= 10; poll++) {
+				if (poll % every === 0) server.apply({ kind: 'submit', form: 0, count: 1 });
+				await driver.poll();
+				server.apply({ kind: 'advance', ms: MINUTE });
+			}
+			// The newest page is read on every poll, and what is new on it comes; the form's
+			// responses past it are not, so it has made no progress.
+			const named = driver.polls.filter((poll) => poll.errors.some((e) => e.includes('form0')));
+			expect(named.map((poll) => poll.index)).toEqual([5, 10]);
+			server.heal();
+			await drain(driver);
+			for (const id of aliveIds(server)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+			expect(backlog.length).toBe(150);
+		},
+	);
+
 	it('Selected Forms, 4 forms asked to wait longer than the poll behind a busy one: each is named by its 5th poll, and the busy one’s responses keep coming', async () => {
 		const { server, driver } = setUp({
 			watch: 'selectedForms',

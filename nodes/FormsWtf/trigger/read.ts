@@ -124,7 +124,10 @@ export interface FormRead {
 	found: Version[];
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
-	/** Proven whole; or left responses behind or found new ones, unless cut in a walk of the window. */
+	/**
+	 * Proven whole; or left responses behind, or found new ones on a read that did not fail,
+	 * unless cut in a walk of the window.
+	 */
 	moved: boolean;
 	failure?: unknown;
 }
@@ -280,9 +283,12 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Nothing a read that cannot be proven does is progress.
+		// Nothing a read that cannot be proven does is progress; nor what a failed read found on
+		// the newest pages, which every read finds again while the older stay unread.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
-		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || found.length > 0));
+		const failed = failure !== undefined && failure !== NOT_IN_ONE_POLL;
+		const foundMoves = found.length > 0 && !failed;
+		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || foundMoves));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
 }
