@@ -37,7 +37,7 @@ export const PROPERTIES = {
 	P7c: "P7c the newest N: no more than N existing responses are emitted (one that may count either way may take a chosen one's place, not add to them)",
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
 	P8b: 'P8b liveness: while its form is read fine (other forms may fail), also under edits at human rates, every response due is emitted within a bound of polls, or its form is named by an error',
-	P9: 'P9 telling: a form that gets no page for 5 polls in a row is named by an error by then',
+	P9: 'P9 telling: a form that gets no page, or whose reads fail without emitting what they held back, for 5 polls in a row is named by an error by then',
 	P10: 'P10 never a silent loss: a response due that is never emitted has its form named by an error',
 } as const;
 
@@ -1019,6 +1019,7 @@ const TOLD_AFTER_POLLS = 5;
 function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 	const { settings } = trace.schedule;
 	const dueToBeTold = new Map<number, Set<string>>();
+	const shownFirstAt = new Map(trace.server.responses.map((r) => [r.id, r.visibleAtMs]));
 	for (const formId of trace.watchedFormIds) {
 		let stuck = 0;
 		let runStart = 0;
@@ -1034,6 +1035,12 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				poll.kind !== 'discarded' &&
 				(poll.emitted.length > 0 || (poll.activationTick && !poll.activationFailed));
 			if (stores) stored = { told, failing };
+		}
+		function emittedHeld(i: number, poll: PollRecord): boolean {
+			const before = i > 0 ? trace.polls[i - 1].startMs : -Infinity;
+			return poll.emitted.some(
+				(e) => e.formId === formId && (shownFirstAt.get(e.id) ?? Infinity) <= before,
+			);
 		}
 		function tellingAt(i: number, poll: PollRecord): void {
 			// The count lives in the state n8n keeps: a new activation, a discarded poll, two
@@ -1054,12 +1061,13 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				(r) => r.formId === formId && r.path.endsWith('/responses'),
 			);
 			const served = (r: (typeof reads)[0]) => r.status === 200 && r.ids !== undefined;
+			const lastServed = reads.length > 0 && served(reads[reads.length - 1]);
 			// A page read with `since` is progress. One without (a probe of the clock, or a read of
-			// the newest) is progress only when no read of the form failed after it.
-			if (
-				reads.some((r) => served(r) && r.since !== undefined) ||
-				(reads.length && served(reads[reads.length - 1]))
-			) {
+			// the newest) is progress only when no read of the form failed after it. A read that
+			// ended in a failure moved the form only if it emitted a response shown before the poll
+			// before it: the newest page read on every poll while the pages past it fail is none.
+			const gotPage = reads.some((r) => served(r) && r.since !== undefined) || lastServed;
+			if (gotPage && (lastServed || emittedHeld(i, poll))) {
 				stuck = 0;
 				told = false;
 				// A read whose last request failed, after pages that were served, failed: the form is
@@ -1086,7 +1094,7 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			if (stuck === TOLD_AFTER_POLLS && !told)
 				add(
 					'P9',
-					`${formId} got no page of responses on ${stuck} polls in a row (polls ${trace.polls
+					`${formId} made no progress (no page, or a read that failed and emitted nothing held) on ${stuck} polls in a row (polls ${trace.polls
 						.slice(i + 1 - stuck, i + 1)
 						.map(
 							(p) =>
