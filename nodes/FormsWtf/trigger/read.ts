@@ -16,6 +16,7 @@ import {
 	FormPages,
 	getResponsesPage,
 	MAX_PAGE_SIZE,
+	orderOf,
 	submittedAtMs,
 	walkPagesAfter,
 } from '../shared/transport/paging';
@@ -159,6 +160,8 @@ class WindowRead {
 	private started?: PageClock;
 	/** The read walks the window page by page: cut, the walk begins again on the next poll. */
 	private walkingWindow = false;
+	/** A first page showed the list oldest first: what it held is the oldest of the window. */
+	private readOldestEnd = false;
 
 	constructor(
 		private readonly budget: PollBudget,
@@ -179,6 +182,7 @@ class WindowRead {
 			const pages = new FormPages(this.budget, this.formId, new Date(this.sinceMs).toISOString());
 			const first = await pages.at(0);
 			this.started ??= pages.started;
+			this.readOldestEnd ||= orderOf(first.responses) === 1;
 			this.take(first);
 			if (!first.hasMore) return true;
 			// What the oldest end proves moves `since` past it; the look-back window stays.
@@ -283,11 +287,12 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Nothing a read that cannot be proven does is progress; nor what a failed read found on
-		// the newest pages, which every read finds again while the older stay unread.
+		// Nothing a read that cannot be proven does is progress. What a failed read found is, only
+		// from the oldest end (an oldest-first first page): on a newest-first list it is the
+		// newest, which every read finds again while the older stay unread.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
 		const failed = failure !== undefined && failure !== NOT_IN_ONE_POLL;
-		const foundMoves = found.length > 0 && !failed;
+		const foundMoves = found.length > 0 && (!failed || this.readOldestEnd);
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || foundMoves));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
