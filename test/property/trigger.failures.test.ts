@@ -190,6 +190,47 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		},
 	);
 
+	it.each([
+		['its first page', false],
+		['a page past the first', true],
+	])(
+		'Selected Forms, 20 forms failing for long beside a busy healthy one: one 503 on %s of the healthy one does not send it behind them',
+		async (_, deeperPages) => {
+			const failing = [...Array(20).keys()];
+			const { server, driver } = setUp({
+				watch: 'selectedForms',
+				formCount: 21,
+				selected: [...failing, 20],
+				order: 'newestFirst',
+				pageCap: 100,
+			});
+			expect((await driver.poll()).errors).toEqual([]);
+			for (const form of failing)
+				server.inject({ kind: 'serverError', status: 503 }, 100_000, form);
+			const submitted: Array<[string, number]> = [];
+			for (let poll = 1; poll <= 25; poll++) {
+				server.apply({ kind: 'submit', form: 20, count: 20, gapMs: 2_000 });
+				for (const id of aliveIds(server, 'form20').slice(-20)) submitted.push([id, poll]);
+				// One read of form20 fails (4 attempts), once the failing forms are all found.
+				if (poll === 16) server.inject({ kind: 'serverError', status: 503 }, 4, 20, deeperPages);
+				await driver.poll();
+				server.apply({ kind: 'advance', ms: 20_000 });
+			}
+			const pollOf = (id: string) =>
+				driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
+			const waits = submitted
+				.filter(([, poll]) => poll >= 15)
+				.map(([id, poll]) => pollOf(id) - poll);
+			// The failed read's responses come on the next poll, the others on their own.
+			expect(Math.max(...waits)).toBeLessThanOrEqual(1);
+			expect(
+				driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form20)')),
+			).toEqual([]);
+			server.heal();
+			await drain(driver);
+		},
+	);
+
 	it('Selected Forms, 4 forms asked to wait longer than the poll behind a busy one: each is named by its 5th poll, and the busy one’s responses keep coming', async () => {
 		const { server, driver } = setUp({
 			watch: 'selectedForms',

@@ -222,11 +222,13 @@ class Poll {
 	/**
 	 * Whether `form`, the next of `formsLeft` forms, is read: the poll has pages, time and that
 	 * form's share of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed (or
-	 * just that many, and the form is not failing).
+	 * just that many, and the form has not failed on the polls before: one failure, a moment's,
+	 * does not send it behind the forms that keep failing).
 	 */
 	private mayReadMore(formsLeft: number, form: WatchedForm): boolean {
 		this.budget.shareItems(formsLeft);
-		const failing = isFailing(this.cursorOf(form.id));
+		const cursor = this.cursorOf(form.id);
+		const failing = isFailing(cursor) && (cursor.failedPolls ?? 0) > 1;
 		const allowed = MAX_FAILED_READS_PER_POLL + (failing ? 0 : 1);
 		return this.budget.mayRead() && this.failedReads < allowed;
 	}
