@@ -37,7 +37,7 @@ export const PROPERTIES = {
 	P7c: "P7c the newest N: no more than N existing responses are emitted (one that may count either way may take a chosen one's place, not add to them)",
 	P8: 'P8 convergence: once the service is healthy and quiet, the trigger goes quiet within a bound of polls',
 	P8b: 'P8b liveness: while its form is read fine (other forms may fail), also under edits at human rates, every response due is emitted within a bound of polls, or its form is named by an error',
-	P9: 'P9 telling: a form that gets no page, or whose reads fail without emitting what they held back, for 5 polls in a row is named by an error by then',
+	P9: 'P9 telling: a form that gets no page, or whose reads fail without emitting what they held back or moving their since, for 5 polls in a row is named by an error by then',
 	P10: 'P10 never a silent loss: a response due that is never emitted has its form named by an error',
 } as const;
 
@@ -1019,7 +1019,12 @@ const TOLD_AFTER_POLLS = 5;
 function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 	const { settings } = trace.schedule;
 	const dueToBeTold = new Map<number, Set<string>>();
-	const shownFirstAt = new Map(trace.server.responses.map((r) => [r.id, r.visibleAtMs]));
+	/** When each version (by its tag) showed up in the API. */
+	const shownFrom = new Map(
+		trace.server.responses.flatMap((r) =>
+			r.versions.map((v) => [tagOf(r, v), v.n === 1 ? r.visibleAtMs : v.atMs] as const),
+		),
+	);
 	for (const formId of trace.watchedFormIds) {
 		let stuck = 0;
 		let runStart = 0;
@@ -1036,10 +1041,23 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				(poll.emitted.length > 0 || (poll.activationTick && !poll.activationFailed));
 			if (stores) stored = { told, failing };
 		}
-		function emittedHeld(i: number, poll: PollRecord): boolean {
+		/**
+		 * Whether a read that ended in a failure moved the form: it emitted a version shown before
+		 * the poll before began, or the form's next read asks a later `since` (it proved some).
+		 */
+		function movedDespiteFailure(i: number, poll: PollRecord): boolean {
 			const before = i > 0 ? trace.polls[i - 1].startMs : -Infinity;
-			return poll.emitted.some(
-				(e) => e.formId === formId && (shownFirstAt.get(e.id) ?? Infinity) <= before,
+			const held = (e: Emitted) =>
+				e.formId === formId && (shownFrom.get(e.tag) ?? Infinity) <= before;
+			if (poll.emitted.some(held)) return true;
+			const sinceOf = (p: PollRecord) =>
+				p.requests.find((r) => r.formId === formId && r.since !== undefined)?.since;
+			const asked = sinceOf(poll);
+			const next = trace.polls.slice(i + 1).find((p) => sinceOf(p) !== undefined);
+			return (
+				asked !== undefined &&
+				next !== undefined &&
+				Date.parse(sinceOf(next) as string) > Date.parse(asked)
 			);
 		}
 		function tellingAt(i: number, poll: PollRecord): void {
@@ -1064,10 +1082,10 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			const lastServed = reads.length > 0 && served(reads[reads.length - 1]);
 			// A page read with `since` is progress. One without (a probe of the clock, or a read of
 			// the newest) is progress only when no read of the form failed after it. A read that
-			// ended in a failure moved the form only if it emitted a response shown before the poll
-			// before it: the newest page read on every poll while the pages past it fail is none.
+			// ended in a failure is progress only when it moved the form: the newest page read on
+			// every poll while the pages past it fail is none.
 			const gotPage = reads.some((r) => served(r) && r.since !== undefined) || lastServed;
-			if (gotPage && (lastServed || emittedHeld(i, poll))) {
+			if (gotPage && (lastServed || movedDespiteFailure(i, poll))) {
 				stuck = 0;
 				told = false;
 				// A read whose last request failed, after pages that were served, failed: the form is
@@ -1094,7 +1112,7 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 			if (stuck === TOLD_AFTER_POLLS && !told)
 				add(
 					'P9',
-					`${formId} made no progress (no page, or a read that failed and emitted nothing held) on ${stuck} polls in a row (polls ${trace.polls
+					`${formId} made no progress (no page, or a read that failed and neither emitted what it held nor moved since) on ${stuck} polls in a row (polls ${trace.polls
 						.slice(i + 1 - stuck, i + 1)
 						.map(
 							(p) =>
