@@ -1043,7 +1043,8 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 		}
 		/**
 		 * Whether a read that ended in a failure moved the form: it emitted a version shown before
-		 * the poll before began, or the form's next read asks a later `since` (it proved some).
+		 * the poll before began, or the form's next read asks a later `since` that passes responses
+		 * or comes with what the poll emitted.
 		 */
 		function movedDespiteFailure(i: number, poll: PollRecord): boolean {
 			const before = i > 0 ? trace.polls[i - 1].startMs : -Infinity;
@@ -1054,10 +1055,13 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				p.requests.find((r) => r.formId === formId && r.since !== undefined)?.since;
 			const asked = sinceOf(poll);
 			const next = trace.polls.slice(i + 1).find((p) => sinceOf(p) !== undefined);
-			return (
-				asked !== undefined &&
-				next !== undefined &&
-				Date.parse(sinceOf(next) as string) > Date.parse(asked)
+			if (asked === undefined || next === undefined) return false;
+			const [fromMs, toMs] = [Date.parse(asked), Date.parse(sinceOf(next) as string)];
+			// A since that passes responses, or moves while the poll emits: not one that only
+			// follows the clock.
+			if (toMs > fromMs && poll.emitted.some((e) => e.formId === formId)) return true;
+			return trace.server.responses.some(
+				(r) => r.formId === formId && r.versions.some((v) => v.atMs > fromMs && v.atMs <= toMs),
 			);
 		}
 		function tellingAt(i: number, poll: PollRecord): void {
