@@ -407,24 +407,26 @@ export class Editor {
 	async saveCredential(): Promise<{ closed: boolean; text: string }> {
 		const modal = this.credentialModal;
 		const save = modal.getByTestId('credential-save-button');
-		const tested = (): Promise<unknown> =>
-			this.page.waitForResponse((response) => response.url().includes('/rest/credentials/test'), {
-				timeout: 30_000,
-			});
 		// On a busy machine the editor can let a click go by while it is still working: one more
 		// click, then stop with what the dialog shows.
-		const first = tested();
-		await save.click();
-		await first.catch(async () => {
-			const second = tested();
+		for (let attempt = 1; ; attempt++) {
+			const tested = this.page.waitForResponse(
+				(response) => response.url().includes('/rest/credentials/test'),
+				{ timeout: 30_000 },
+			);
 			await save.click();
-			await second.catch(async (error: unknown) => {
+			const error = await tested.then(
+				() => undefined,
+				(failure: unknown) => failure ?? new Error('no answer'),
+			);
+			if (error === undefined) break;
+			if (attempt === 2) {
 				const shown = (await modal.innerText().catch(() => '')).replace(/\s+/g, ' ');
 				throw new Error(
 					`n8n did not test the credential (${firstLine(error)}); the dialog: ${shown.slice(0, 300)}`,
 				);
-			});
-		});
+			}
+		}
 		const settled = modal
 			.getByTestId('credentials-config-container-test-success')
 			.or(modal.getByText('Couldn’t connect with these settings'));

@@ -1094,7 +1094,7 @@ function checkTelling(trace: Trace, add: Add): Map<number, Set<string>> {
 				told = false;
 				// A read whose last request failed, after pages that were served, failed: the form is
 				// not read fine until a read of it is served to its end.
-				failing = !served(reads[reads.length - 1]);
+				failing = !lastServed;
 				if (failing)
 					dueToBeTold.set(poll.index, (dueToBeTold.get(poll.index) ?? new Set()).add(formId));
 				runStart = i + 1;

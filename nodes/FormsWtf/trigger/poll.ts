@@ -14,7 +14,14 @@ import type { WatchedForm } from './listing';
 import { listWatchedForms } from './listing';
 import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
-import { compareVersions, NOT_IN_ONE_POLL, NOT_WHOLE, PollBudget, readForm } from './read';
+import {
+	compareVersions,
+	isReadFailure,
+	NOT_IN_ONE_POLL,
+	NOT_WHOLE,
+	PollBudget,
+	readForm,
+} from './read';
 import { errorForStuckForm, isErrorDue, POLLS_BEFORE_ERROR, warn } from './report';
 import type { TriggerSettings } from './settings';
 import { readSettings, scopeOf } from './settings';
@@ -244,8 +251,8 @@ class Poll {
 		const read = await readForm(this.budget, form.id, before, options);
 		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
-		const unprovable = read.failure === NOT_WHOLE || read.failure === NOT_IN_ONE_POLL;
-		if (watch === 'form' && read.failure !== undefined && !unprovable && !read.moved)
+		const failed = isReadFailure(read.failure);
+		if (watch === 'form' && failed && !read.moved)
 			if (this.activating || !isTransientError(read.failure))
 				throw asNodeError(this.context.getNode(), read.failure);
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
@@ -288,7 +295,7 @@ class Poll {
 		// it) made no progress: a form whose window holds more than a poll reads is named.
 		const failure = read.failure ?? this.budget.cutBy();
 		// A read that failed after pages of it were served proved nothing: it failed too.
-		const how = read.failure !== undefined && !unprovable ? 'failed' : 'served';
+		const how = failed ? 'failed' : 'served';
 		if (read.moved) this.next.forms[form.id] = progressed(cursor);
 		else if (sharedPoll) this.next.forms[form.id] = servedUncounted(cursor);
 		else this.noProgress(form, cursor, failure, how);
@@ -314,9 +321,9 @@ class Poll {
 			this.next.forms[form.id] = { ...progressed(cursor), seen: { ...cursor.seen, ...seen } };
 			return;
 		}
-		if (this.settings.watch === 'form' && this.activating && failure !== undefined)
-			if (failure !== NOT_WHOLE) throw asNodeError(this.context.getNode(), failure);
-		const how = failure === undefined || failure === NOT_WHOLE ? 'served' : 'failed';
+		if (this.settings.watch === 'form' && this.activating && isReadFailure(failure))
+			throw asNodeError(this.context.getNode(), failure);
+		const how = isReadFailure(failure) ? 'failed' : 'served';
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
 		const keepsTurn = this.failedForNow(failure, cursor);
 		const hadTurn = how === 'failed' && !keepsTurn && this.settings.watch !== 'form';

@@ -46,6 +46,11 @@ export const NOT_IN_ONE_POLL = new Error(
 	'more of its responses than one poll reads (40 pages) lie in its look-back window, or share one moment',
 );
 
+/** A failure of the service or the request: not a read that could not be proven. */
+export function isReadFailure(failure: unknown): boolean {
+	return failure !== undefined && failure !== NOT_WHOLE && failure !== NOT_IN_ONE_POLL;
+}
+
 /** One response in the version read, with its time (an undated one: the read's clock). */
 export interface Version {
 	id: string;
@@ -291,8 +296,7 @@ class WindowRead {
 		// from the oldest end (an oldest-first first page): on a newest-first list it is the
 		// newest, which every read finds again while the older stay unread.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
-		const failed = failure !== undefined && failure !== NOT_IN_ONE_POLL;
-		const foundMoves = found.length > 0 && (!failed || this.readOldestEnd);
+		const foundMoves = found.length > 0 && (!isReadFailure(failure) || this.readOldestEnd);
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || foundMoves));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
