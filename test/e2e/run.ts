@@ -18,9 +18,10 @@
  * `trigger` alike; FORMSWTF_E2E_SUITES the suites (see SUITES).
  *
  * The run goes version by version (the newest 1.x, the newest 2.x, then the others), each
- * version's suites in the order of SUITES; the versions are installed one after another in the
- * background meanwhile. On a new machine only the first install is waited for: the next one
- * (about 5 minutes) is done while the suites of the version before it run (12 minutes or more).
+ * version's suites in the order of SUITES; the trigger proofs, which bring their own API, go the
+ * same way beside them. The versions are installed one after another in the background
+ * meanwhile. On a new machine only the first install is waited for: the next one (about 10
+ * minutes) is done while the suites of the version before it run.
  */
 import { parse } from 'csv-parse/sync';
 import { rmSync } from 'fs';
@@ -227,10 +228,15 @@ export interface E2eContext {
 	tarball: string;
 	harness: RunningHarness;
 }
-/** A suite runs once for each of its versions. */
+/**
+ * A suite runs once for each of its versions. A suite `alone` brings its own Forms.wtf API and
+ * n8n, so it runs beside the others: the trigger proofs spend most of their half hour waiting for
+ * n8n's polls (one a minute).
+ */
 const SUITES: Array<{
 	name: string;
 	versions: string[];
+	alone?: boolean;
 	run: (context: E2eContext, version: string) => Promise<void>;
 }> = [
 	{
@@ -241,9 +247,10 @@ const SUITES: Array<{
 	{
 		name: 'trigger',
 		versions: VERSIONS,
-		run: async ({ tarball, harness }, version) => {
-			console.log(`\nn8n ${version}: the trigger's exactly-once proofs`);
-			await runTriggerProofs({ version, tarball, harness });
+		alone: true,
+		run: async ({ tarball }, version) => {
+			console.log(`\nn8n ${version}: the trigger's exactly-once proofs (beside the other suites)`);
+			await runTriggerProofs({ version, tarball });
 		},
 	},
 	{ name: 'webhook', versions: VERSIONS, run: webhookSuite },
@@ -251,6 +258,25 @@ const SUITES: Array<{
 	{ name: 'editor', versions: [EDITOR_N8N], run: editorSuite },
 	{ name: 'agent', versions: [AGENT_N8N], run: agentSuite },
 ];
+type Suite = (typeof SUITES)[number];
+
+/** Runs the suites one after another, version by version, each failure reported as a check. */
+async function runInOrder(
+	jobs: Array<{ suite: Suite; version: string }>,
+	context: E2eContext,
+): Promise<void> {
+	for (const { suite, version } of jobs) {
+		try {
+			await suite.run(context, version);
+		} catch (error) {
+			check(
+				`suite "${suite.name}" on n8n ${version}`,
+				false,
+				(error as Error).stack ?? String(error),
+			);
+		}
+	}
+}
 
 async function main(): Promise<void> {
 	const wanted = (process.env.FORMSWTF_E2E_SUITES ?? '')
@@ -265,20 +291,20 @@ async function main(): Promise<void> {
 	log('building and packing the package');
 	const tarball = packPackage();
 	const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
+	const jobs = versions.flatMap((version) =>
+		suites.filter((suite) => suite.versions.includes(version)).map((suite) => ({ suite, version })),
+	);
 	try {
-		for (const version of versions) {
-			for (const suite of suites.filter((candidate) => candidate.versions.includes(version))) {
-				try {
-					await suite.run({ tarball, harness }, version);
-				} catch (error) {
-					check(
-						`suite "${suite.name}" on n8n ${version}`,
-						false,
-						(error as Error).stack ?? String(error),
-					);
-				}
-			}
-		}
+		await Promise.all([
+			runInOrder(
+				jobs.filter((job) => job.suite.alone),
+				{ tarball, harness },
+			),
+			runInOrder(
+				jobs.filter((job) => !job.suite.alone),
+				{ tarball, harness },
+			),
+		]);
 	} finally {
 		await harness.close();
 		rmSync(join(tarball, '..'), { recursive: true, force: true });

@@ -22,9 +22,11 @@ import type { ChildProcess } from 'child_process';
 import { appendFileSync } from 'fs';
 import type { IDataObject } from 'n8n-workflow';
 
+import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
 import { check, log, waitUntil } from './report';
+import { freePort } from './services';
 import { Sink } from './sink';
 
 const PACKAGE = 'n8n-nodes-formswtf';
@@ -59,7 +61,6 @@ const DURABLE_SCHEDULER_ENV: NodeJS.ProcessEnv = {
 export interface ProofContext {
 	version: string;
 	tarball: string;
-	harness: RunningHarness;
 }
 
 interface ProofWorkflow {
@@ -144,28 +145,38 @@ function selectedFormsWorkflow(sinkUrl: string, formIds: string[], sinceIso: str
 
 /**
  * FORMSWTF_E2E_PROOF_SETUPS=default|durable runs one setup; FORMSWTF_E2E_N8N_LOG=<file> keeps
- * n8n's whole output there (it is long: debug level).
+ * n8n's whole output there (it is long: debug level). Each setup has a Forms.wtf API of its
+ * own, so that its faults and restarts touch no other suite: the proofs run beside them.
  */
 export async function runTriggerProofs(context: ProofContext): Promise<void> {
 	const major = Number(context.version.split('.')[0]);
 	const setups = (process.env.FORMSWTF_E2E_PROOF_SETUPS ?? 'default,durable').split(',');
-	if (setups.includes('default')) await proveSetup(context, 'default scheduler', {});
+	const prove = async (setup: string, env: NodeJS.ProcessEnv) => {
+		const started = Date.now();
+		const harness = await startHarness({ rateLimit: false });
+		try {
+			await proveSetup({ ...context, harness }, setup, env);
+		} finally {
+			await harness.close();
+		}
+		log(`${context.version}, ${setup}: took ${Math.round((Date.now() - started) / 1000)} s`);
+	};
+	if (setups.includes('default')) await prove('default scheduler', {});
 	if (major >= 2 && setups.includes('durable'))
-		await proveSetup(context, 'durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
+		await prove('durable scheduler and cursors', DURABLE_SCHEDULER_ENV);
 }
 
 async function proveSetup(
-	context: ProofContext,
+	context: ProofContext & { harness: RunningHarness },
 	setup: string,
 	env: NodeJS.ProcessEnv,
 ): Promise<void> {
 	const { version, harness } = context;
 	const label = (what: string) => `${version}, ${setup}: ${what}`;
-	await harness.control.reset();
 	const instance = await N8nInstance.prepare(version);
 	const sink = new Sink();
 	const sinkUrl = await sink.start();
-	const port = 16678 + (process.pid % 1000);
+	const port = await freePort();
 	const selectedForms = await Promise.all(
 		SELECTED_FIXTURES.map((fixture) => harness.control.form(fixture)),
 	);
@@ -197,7 +208,7 @@ async function proveSetup(
 						line,
 					)
 				)
-					log(`n8n: ${line.slice(0, 300)}`);
+					log(label(`n8n: ${line.slice(0, 300)}`));
 			},
 			{ env: { N8N_LOG_LEVEL: 'debug', ...env } },
 		));
@@ -217,7 +228,8 @@ async function proveSetup(
 			sink.waitFor('/selected', expectedSelected().length, DELIVERY_WAIT_MS),
 		];
 		for (const outcome of await Promise.allSettled(waits)) {
-			if (outcome.status === 'rejected') log(`${what}: ${(outcome.reason as Error).message}`);
+			if (outcome.status === 'rejected')
+				log(label(`${what}: ${(outcome.reason as Error).message}`));
 		}
 	};
 	const exactlyOnce = (what: string) => {
@@ -297,7 +309,7 @@ async function proveSetup(
 				(await listings(harness, SELECTED_PLAN)).length >= 1,
 			120_000,
 		);
-		log(`${setup}: both triggers are active`);
+		log(label(`both triggers are active`));
 		// What the activation poll's read of a form sees counts as existing: the proofs submit
 		// once that poll is over (the next poll of each trigger has begun).
 		if (!setup.startsWith('durable')) await waitForPolls(harness, 1);
@@ -319,7 +331,7 @@ async function proveSetup(
 
 		for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
 			if (server) await instance.stop(server, signal);
-			log(`${setup}: n8n stopped with ${signal}; submitting while it is down`);
+			log(label(`n8n stopped with ${signal}; submitting while it is down`));
 			await submit('bugs', 2);
 			await submit('feedback', 1);
 			await submit('research', 1);
@@ -335,7 +347,9 @@ async function proveSetup(
 		await harness.control.clearRequestLog();
 		await listingWithoutForBoth(harness, bugs.id);
 		log(
-			`${setup}: lists of forms without "bugs": ${(await listings(harness)).filter((entry) => entry.fault === 'listingWithout').length}`,
+			label(
+				`lists of forms without "bugs": ${(await listings(harness)).filter((entry) => entry.fault === 'listingWithout').length}`,
+			),
 		);
 		await submit('bugs', 1);
 		await waitForAll('after the listing without a form');
@@ -351,16 +365,16 @@ async function proveSetup(
 		const held = await holdAllFormsListing(harness, async () => {
 			for (const id of [WORKFLOW_ID, SELECTED_WORKFLOW_ID]) {
 				const saved = await session.saveWorkflow(id, publish);
-				log(`${setup}: workflow ${id} saved while a poll was held: ${saved.detail}`);
+				log(label(`workflow ${id} saved while a poll was held: ${saved.detail}`));
 			}
 		});
 		const discardedBefore = discardedPolls;
 		await waitForAll('after the save');
 		await waitForPolls(harness, 2);
-		log(`${setup}: lists of forms held during the save: ${held}`);
+		log(label(`lists of forms held during the save: ${held}`));
 		exactlyOnce('the workflow saved while a poll was in flight: nothing lost, nothing twice');
 		log(
-			`${setup}: polls whose result n8n discarded after the save: ${discardedPolls - discardedBefore}`,
+			label(`polls whose result n8n discarded after the save: ${discardedPolls - discardedBefore}`),
 		);
 	} catch (error) {
 		check(label('end-to-end run'), false, (error as Error).stack ?? String(error));
