@@ -17,10 +17,11 @@ import type {
 	IPollFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, safeRegex } from 'n8n-workflow';
 
 import {
 	configureRunner,
+	ensureRunnerReady,
 	runnerStartNode,
 	runPoll,
 	runWorkflow,
@@ -256,6 +257,25 @@ const credentials = (type: ICredentialType = new TestApi()): RunnerCredentials =
 });
 
 // ---------------------------------------------------------------------------------------
+
+describe('n8n’s regular expressions in runs here', () => {
+	it('answer as JavaScript’s own do, for each of n8n’s calls', async () => {
+		await ensureRunnerReady();
+		expect(safeRegex.exec('b(.)', 'abcbd')?.[1]).toBe('c');
+		expect(safeRegex.test('^\\d+$', '123')).toBe(true);
+		expect(safeRegex.test('^\\d+$', '12a')).toBe(false);
+		expect(safeRegex.replace('o', 'foo', 'g', '0')).toBe('f00');
+		expect(safeRegex.matchAll('a(.)', 'a1a2').map((match) => match[1])).toEqual(['1', '2']);
+		expect(safeRegex.split(',\\s*', 'a, b,c')).toEqual(['a', 'b', 'c']);
+	});
+
+	it('still stop catastrophic backtracking, with n8n’s message', async () => {
+		await ensureRunnerReady();
+		expect(() => safeRegex.test('^(a+)+$', `${'a'.repeat(40)}b`)).toThrow(
+			'Regular expression execution timed out',
+		);
+	});
+});
 
 describe('runWorkflow', () => {
 	it('evaluates expressions in parameters against the input items', async () => {
