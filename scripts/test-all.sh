@@ -20,8 +20,11 @@ npm run typecheck || status=1
 npm run verify || status=1
 
 rm -f .tmp/jest-results.json .tmp/e2e-results.json
-# In a session of its own (setsid), so that an interrupted run stops jest and its workers.
-setsid bash -c '
+# In a process group of its own (job control), so that an interrupted run stops jest and its
+# workers. Not in a session of its own: Linux schedules each session as one group (autogroup),
+# and the end-to-end run's nice below only gives way to processes of its own group.
+set -m
+bash -c '
 	npx jest --ci --json --outputFile=.tmp/jest-results.json >.tmp/jest.log 2>&1
 	code=$?
 	summary=$(grep -E "^Tests:" .tmp/jest.log | tail -1)
@@ -29,6 +32,7 @@ setsid bash -c '
 	exit $code
 ' &
 jest_pid=$!
+set +m
 trap 'kill -- -$jest_pid 2>/dev/null; exit 130' INT TERM
 
 # The end-to-end run gives way to jest (nice): its waits are minutes long, while n8n's engine in
