@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { PropertyId, Violation } from './oracle';
 import { check, formatViolations, PROPERTIES } from './oracle';
 import type { Trace } from './run';
-import { runSchedule, STARVED, STARVED_RUNS } from './run';
+import { runSchedule } from './run';
 import type { Assumptions, Schedule } from './schedule';
 import { formatSchedule, schedulesDrawn } from './schedule';
 
@@ -49,27 +49,11 @@ export interface FuzzResult {
 const traces = new Map<string, Trace>();
 const MAX_CACHED_TRACES = 400;
 
-/** A schedule one of whose polls failed on the regex time-out (see STARVED) is run again. */
-export const starvation = { rerun: 0 };
-
-export async function runUnstarved(
-	schedule: Schedule,
-	run: (schedule: Schedule) => Promise<Trace> = runSchedule,
-): Promise<Trace> {
-	let trace = await run(schedule);
-	for (let attempt = 1; attempt < STARVED_RUNS; attempt++) {
-		if (!trace.polls.some((poll) => poll.errors.some((error) => error.includes(STARVED)))) break;
-		starvation.rerun++;
-		trace = await run(schedule);
-	}
-	return trace;
-}
-
 async function traceOf(schedule: Schedule): Promise<Trace> {
 	const key = JSON.stringify(schedule);
 	let trace = traces.get(key);
 	if (!trace) {
-		trace = await runUnstarved(schedule);
+		trace = await runSchedule(schedule);
 		if (traces.size >= MAX_CACHED_TRACES) traces.delete(traces.keys().next().value as string);
 		traces.set(key, trace);
 	}

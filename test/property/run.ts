@@ -19,14 +19,6 @@ export const VIRTUAL_EPOCH_MS = Date.UTC(2026, 2, 2, 9, 0, 0);
 /** Virtual time one request takes. */
 export const REQUEST_MS = 1;
 
-/**
- * n8n-workflow gives a parameter's regular expression 250 ms of wall time: on a machine starved
- * of CPU a poll can fail on that alone. The runs are deterministic in virtual time, so such a
- * poll (the fuzzer: such a schedule) is run again, up to STARVED_RUNS times in all.
- */
-export const STARVED = 'Regular expression execution timed out';
-export const STARVED_RUNS = 3;
-
 export interface Emitted {
 	formId: string;
 	id: string;
@@ -264,15 +256,7 @@ export class Driver {
 			.map((form) => form.id);
 		const startMs = this.server.now;
 		const waitedBefore = this.server.waitedMs;
-		let outcomes = await run();
-		// A poll that failed on the regex time-out before it asked anything is polled again, as
-		// n8n's next tick would; one that fails so every time is kept.
-		for (let attempt = 1; attempt < STARVED_RUNS; attempt++) {
-			const errors = outcomes.flatMap((o) => o.errors ?? (o.error ? [o.error] : []));
-			const starved = errors.length > 0 && errors.every((e) => e.message.includes(STARVED));
-			if (!starved || this.server.log.length > firstRequest) break;
-			outcomes = await run();
-		}
+		const outcomes = await run();
 		const index = this.polls.length;
 		const emitted: Emitted[] = [];
 		for (const outcome of outcomes) {

@@ -4,7 +4,6 @@
  * others for more than that. On the simulated service; black-box: what was emitted, what errors
  * were reported, what was asked of the service.
  */
-import { runUnstarved } from './fuzz';
 import {
 	aliveIds,
 	drain,
@@ -472,7 +471,7 @@ describe('a form read on some polls and failing on the others', () => {
 			{ kind: 'poll', budget: '36s' },
 			{ kind: 'advance', ms: MINUTE - 1_000 },
 		]);
-		return await runUnstarved({ settings, steps });
+		return await runSchedule({ settings, steps });
 	}
 	const namedOn = (trace: Trace) => naming(trace).map((error) => Number(error.split(':')[0]));
 

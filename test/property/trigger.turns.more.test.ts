@@ -13,9 +13,9 @@ import {
 	settingsWith,
 	stepsAMinuteApart,
 } from './named';
-import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
+import { runSchedule } from './run';
 import type { FuzzSettings, Step } from './schedule';
 
 /** `polls` polls a minute apart, each after `perForm` responses to every one of `forms` forms. */
@@ -37,7 +37,7 @@ describe('New Response: several forms whose windows each fit in a poll, but not 
 	// stayed for a look-back window, a window with a floor was walked, not read at its end: 3
 	// polls for form0 and 4 for the others, poll after poll.)
 	it('once its window is learned, a new response comes within 2 polls', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
@@ -80,7 +80,7 @@ const busyWindows: Partial<FuzzSettings> = {
 
 /** The busy windows, with `patch`, over 20 polls a minute apart: 60 responses a minute to each form. */
 async function busyWindowsTrace(patch: Partial<FuzzSettings> = {}) {
-	return await runUnstarved({
+	return await runSchedule({
 		settings: settingsWith({ ...busyWindows, ...patch }),
 		steps: responsesAMinuteToEach(5, 20, 60),
 		assumptions: 'within',
@@ -102,7 +102,7 @@ function serverErrorsOn(now: boolean, form: number | 'any', times: number): Step
  * form, after the `faults` of each poll.
  */
 async function newestFirstBusyTrace(polls: number, faults: (poll: number) => Step[]) {
-	return await runUnstarved({
+	return await runSchedule({
 		settings: settingsWith({ ...busyWindows, order: 'newestFirst' }),
 		steps: stepsAMinuteApart(
 			polls,
@@ -180,7 +180,7 @@ describe('All Forms: busy windows, with an update now and then', () => {
 	// response waits 4 polls at most (7 when a first read cut by the poll's pages went to the back
 	// of the turns at once).
 	it('every new response comes within 4 polls, no error', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({ ...busyWindows, watch: 'allForms', formCount: 4, selected: [] }),
 			steps: stepsAMinuteApart(30, (poll) => [
 				...responsesTo([0, 1, 2, 3], 58, 10),
@@ -327,7 +327,7 @@ describe('a window no poll reads whole beside one that fits', () => {
 	// form1's walk back for 17 polls, unnamed; and with what left the window counted as progress,
 	// form0 was never named.)
 	it('the form that fits is walked, and the other is named', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 2,
@@ -372,7 +372,7 @@ describe('New Response: forms added to Selected Forms whose first read the poll 
 	it('no response that existed when its form was added comes, updated or not', async () => {
 		const updates = (form: number, picks: number[]): Step[] =>
 			picks.map((pick) => ({ kind: 'update' as const, form, pick }));
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 3,
@@ -426,7 +426,7 @@ describe('Every Response Since a Date inside the look-back window: backlogs in t
 	// form cut the first walk, and a second read began it again at the window's start: 471 to 480
 	// a poll, the last on poll 28, beyond the oracle's liveness bound.) Within the assumptions.
 	it('the backlogs come at nearly 2,000 items a poll, within the liveness bound', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
@@ -471,7 +471,7 @@ describe('a failing form behind busy windows', () => {
 			],
 			MINUTE - 6 * 49 * 150,
 		);
-		return await runUnstarved({
+		return await runSchedule({
 			settings: settingsWith({
 				...busyWindows,
 				formCount: 6,

@@ -12,9 +12,9 @@ import {
 	settingsWith,
 	stepsAMinuteApart,
 } from './named';
-import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
 import type { Trace } from './run';
+import { runSchedule } from './run';
 
 /** The responses that showed up well after their `submittedAt`, form by form, with their waits. */
 function lateWaits(trace: Trace): Record<string, number[]> {
@@ -33,7 +33,7 @@ describe('Selected Forms: one backlog beside small forms', () => {
 	// poll 5, as when it took every item. (Without the second read the small forms left most of
 	// their shares unused: 495 and 595 a poll, 22 polls, beyond the oracle's liveness bound.)
 	it('the backlog comes at nearly 2,000 items a poll, within the liveness bound', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
@@ -70,7 +70,7 @@ describe('three forms whose windows each fit in a poll, but no two together', ()
 	// on the next poll, ties went by id: form0 and form1 were walked in turn and form2 never while
 	// responses came; its late responses waited 17 polls, beyond the oracle's bound of 14.)
 	it('each form is walked in turn: a late response of each comes within 3 polls', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 3,
@@ -112,7 +112,7 @@ describe('New Response (Ignore): a form read after another at activation', () =>
 	// end of its list, so the response is known. (Left for the end, the update was emitted on poll
 	// 1.) The oracle does not see it: it judges only versions the trigger was served.
 	it('an update of an existing response in the window is not emitted', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 2,
@@ -154,7 +154,7 @@ describe('a busy look-back window that, with what left it since the last poll, h
 	// of the list, 90 new responses, so of the 3,551 new ones 1,431 come on the next poll and the
 	// rest wait 1 to 4 polls, none 5 unnamed.
 	it('the form is named on the 5th poll, and no new response waits 5 polls unnamed', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 1,

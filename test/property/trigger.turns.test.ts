@@ -17,9 +17,8 @@ import {
 	settingsWith,
 	stepsAMinuteApart,
 } from './named';
-import { runUnstarved } from './fuzz';
 import { check, formatViolations } from './oracle';
-import { REQUEST_MS, startMs } from './run';
+import { REQUEST_MS, runSchedule, startMs } from './run';
 import type { Step } from './schedule';
 
 /** `polls` polls a minute apart, each after a response to every one of `forms` forms. */
@@ -36,7 +35,7 @@ describe('several forms whose windows each fit in a poll, but not together', () 
 	// Measured: a new response waits 2 polls at most (when every form walked whole before, each
 	// waited 4, and the wait grew with the number of forms).
 	it('Selected Forms, five forms of 3,000 in the window, oldest first: each new response comes within 2 polls, or its form is named', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
@@ -63,7 +62,7 @@ describe('several forms whose windows each fit in a poll, but not together', () 
 	// choice ends on poll 3, and then the forms not walked read the ends of their lists. Measured:
 	// form3's new responses wait 4 polls, the others' 3 (6 when every form walked whole before).
 	it('Selected Forms, the newest 100, four forms of 3,000 in the window, oldest first: each new response comes within 4 polls, or its form is named', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 4,
@@ -94,7 +93,7 @@ describe('a look-back window that holds more than a poll reads, beside a form re
 	// or not: named on the 5th. (Counted only when cut with the poll to itself, it went first
 	// every other poll and was named on the 10th.)
 	it('Selected Forms, oldest first, pages of 100: no response of the form waits more than 5 polls without the form being named', async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 2,
@@ -126,7 +125,7 @@ describe('Selected Forms: backlogs of several forms, read in executions of 2,000
 	// items ended a poll's reading, each poll read one backlog and form0 waited a poll per
 	// backlog form, up to 4, unnamed.)
 	it("Selected Forms, oldest first, pages of 100: the small form's new responses come within 2 polls while four backlogs come", async () => {
-		const trace = await runUnstarved({
+		const trace = await runSchedule({
 			settings: settingsWith({
 				watch: 'selectedForms',
 				formCount: 5,
