@@ -26,10 +26,9 @@ import { startHarness } from '../harness';
 import type { RunningHarness } from '../harness';
 import { N8nInstance } from './n8nInstance';
 import { check, log, waitUntil } from './report';
-import { freePort } from './services';
 import { Sink } from './sink';
+import { LARGE_FORM, PACKAGE } from './workflows';
 
-const PACKAGE = 'n8n-nodes-formswtf';
 const CREDENTIAL = { id: 'fwtfE2eCredProof1', name: 'Forms.wtf (local, proofs)' };
 const WORKFLOW_ID = 'fwtfE2eProofAll1';
 /**
@@ -152,7 +151,7 @@ export async function runTriggerProofs(context: ProofContext): Promise<void> {
 	const major = Number(context.version.split('.')[0]);
 	const setups = (process.env.FORMSWTF_E2E_PROOF_SETUPS ?? 'default,durable').split(',');
 	const prove = async (setup: string, env: NodeJS.ProcessEnv) => {
-		const harness = await startHarness({ rateLimit: false });
+		const harness = await startHarness({ rateLimit: false, largeFormResponses: LARGE_FORM });
 		try {
 			await proveSetup({ ...context, harness }, setup, env);
 		} finally {
@@ -175,7 +174,8 @@ async function proveSetup(
 	const startedMs = Date.now();
 	const sink = new Sink();
 	const sinkUrl = await sink.start();
-	const port = await freePort();
+	// Below the range the system gives outgoing connections, and apart from the other lane's.
+	const port = 17678 + (process.pid % 1000);
 	const selectedForms = await Promise.all(
 		SELECTED_FIXTURES.map((fixture) => harness.control.form(fixture)),
 	);
@@ -200,7 +200,7 @@ async function proveSetup(
 			port,
 			(line) => {
 				if (process.env.FORMSWTF_E2E_N8N_LOG)
-					appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${line}\n`);
+					appendFileSync(process.env.FORMSWTF_E2E_N8N_LOG, `${label(line)}\n`);
 				if (/Discarding in-flight poll result/i.test(line)) discardedPolls++;
 				if (
 					/discard|superseded|poll cursor|Forms\.wtf Trigger: poll failed|There was a problem/i.test(

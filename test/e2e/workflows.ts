@@ -8,6 +8,8 @@ import type { RunningHarness } from '../harness';
 import type { RawRunData } from './n8nInstance';
 import { check } from './report';
 
+/** The large form of the local API every suite runs against: its responses, read beside the others. */
+export const LARGE_FORM = 3_000;
 export const PACKAGE = 'n8n-nodes-formswtf';
 
 export type Items = Array<{ json: IDataObject; binary?: Record<string, IDataObject> }>;
