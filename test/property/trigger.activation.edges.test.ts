@@ -105,7 +105,7 @@ describe('the newest N, when a form with responses of the activation second leav
 			server.apply({ kind: 'submit', form: 0, count: 2, gapMs: 10 });
 			server.apply({ kind: 'submit', form: 1, count: 3, gapMs: 10 });
 			const inTheSecond = aliveIds(server, 'form0').slice(-2);
-			server.inject({ kind: 'serverError', status: 503 }, 4, 2);
+			server.inject({ kind: 'serverError', status: 503 }, 1, 2);
 			await driver.poll();
 			server.apply({ kind: 'advance', ms: 5_000 });
 			driver.select([0, 2]);
@@ -210,8 +210,8 @@ describe('New Response: an update of an existing response is not a new response,
 			});
 			server.seed(0, 400, MINUTE, 1_000);
 			const existing = aliveIds(server);
-			// form1 fails its read on the activation poll (the transport's retries included).
-			server.inject({ kind: 'serverError', status: 503 }, 4, 1);
+			// form1 fails its read on the activation poll.
+			server.inject({ kind: 'serverError', status: 503 }, 1, 1);
 			const activation = await driver.poll();
 			expect(activation.emitted).toEqual([]);
 			server.apply({ kind: 'advance', ms: 2_000 });

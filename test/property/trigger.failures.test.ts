@@ -72,7 +72,7 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
 	});
 
-	it('Selected Forms, 20 forms answering 503 beside a healthy one: the healthy one is never named, nor warned of their failure as its own, and its responses come', async () => {
+	it('Selected Forms, 20 forms answering 503 beside a healthy one: each failing one is named by its 5th poll; the healthy one is never named nor warned of, and its responses come on the next poll', async () => {
 		const { failing, server, driver } = await twentyFailingBesideOne();
 		const warn = jest.spyOn(report, 'warn');
 		const submitted: string[] = [];
@@ -84,23 +84,30 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		}
 		const warnings = warn.mock.calls.map(([, message]) => message);
 		warn.mockRestore();
-		// Four failed reads end each poll until the failing forms are found: form20 waits for them.
+		expect(warnings.filter((message) => message.includes('form20'))).toEqual([]);
 		expect(driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('form20'))).toEqual(
 			[],
 		);
-		const aboutIt = warnings.filter((message) => message.includes('form20'));
-		expect(aboutIt.length).toBeGreaterThan(0);
-		for (const message of aboutIt) expect(message).toMatch(/reads of other forms failed/);
-		const named = failing.filter((form) =>
-			driver.polls.some((poll) => poll.errors.some((e) => e.includes(`(form${form})`))),
-		);
-		expect(named.length).toBeGreaterThan(0);
+		// The failing forms have nothing new: each is read in the rotation of unchanged forms, and
+		// named on the 5th poll from its first failed read.
+		const pollWhere = (found: (poll: (typeof driver.polls)[0]) => boolean) =>
+			driver.polls.findIndex(found);
+		for (const form of failing) {
+			const failedFirst = pollWhere((p) => p.requests.some((r) => r.formId === `form${form}`));
+			const named = pollWhere((p) => p.errors.some((e) => e.includes(`(form${form})`)));
+			expect(named).toBe(
+				failedFirst >= 0 && failedFirst + 4 < driver.polls.length ? failedFirst + 4 : -1,
+			);
+		}
+		const pollOf = (id: string) =>
+			driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
+		expect(submitted.map(pollOf)).toEqual([...Array(15).keys()].map((i) => i + 1));
 		server.heal();
 		await drain(driver);
 		for (const id of submitted) expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
-	it('Selected Forms, 20 forms answering 503 whose responses keep coming, beside a healthy one: once each has failed, the healthy one’s responses come on every poll', async () => {
+	it('Selected Forms, 20 forms answering 503 whose responses keep coming, beside a healthy one: each failing one costs one request a poll, and the healthy one’s responses come on every poll', async () => {
 		const { failing, server, driver } = await twentyFailingBesideOne();
 		const submitted: string[] = [];
 		for (let poll = 1; poll <= 15; poll++) {
@@ -109,14 +116,11 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 			await driver.poll();
 			server.apply({ kind: 'advance', ms: MINUTE });
 		}
-		// Four failed reads a poll at most, the 4th of a form that answered before: the first five
-		// polls each find four of the 20 failing; from then on, form20 is asked after three.
-		const polls = driver.polls.slice(1);
-		for (const poll of polls)
-			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(16);
+		for (const poll of driver.polls.slice(1))
+			expect(poll.requests.filter((r) => r.faulted).length).toBe(failing.length);
 		const pollOf = (id: string) =>
 			driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
-		expect(submitted.slice(6).map(pollOf)).toEqual([...Array(9).keys()].map((i) => i + 7));
+		expect(submitted.map(pollOf)).toEqual([...Array(15).keys()].map((i) => i + 1));
 		expect(driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('form20'))).toEqual(
 			[],
 		);
@@ -124,42 +128,37 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		await drain(driver);
 	});
 
-	it('Selected Forms, newest first, 24 forms whose pages past the first answer 503, beside a healthy one: each is named by the 5th poll it cannot move, and the healthy one’s responses come once they are found', async () => {
-		const failing = [...Array(24).keys()];
-		const { server, driver } = setUp({
-			watch: 'selectedForms',
-			formCount: 25,
-			selected: [...failing, 24],
-			order: 'newestFirst',
-			pageCap: 100,
-		});
-		expect((await driver.poll()).errors).toEqual([]);
-		for (const form of failing) {
-			server.apply({ kind: 'submit', form, count: 150 });
-			server.inject({ kind: 'serverError', status: 503 }, 100_000, form, true);
-		}
-		const submitted: string[] = [];
-		for (let poll = 1; poll <= 20; poll++) {
-			server.apply({ kind: 'submit', form: 24, count: 1 });
-			submitted.push(aliveIds(server, 'form24').at(-1) as string);
-			await driver.poll();
-			server.apply({ kind: 'advance', ms: MINUTE });
-		}
-		const firstNamed = failing.map((form) =>
-			driver.polls.findIndex((poll) => poll.errors.some((e) => e.includes(`(form${form})`))),
-		);
-		const pollOf = (id: string) =>
-			driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
-		// Four forms a poll are found failing (polls 1 to 8: those read once before are asked
-		// again meanwhile), and each is named on its 5th poll without progress: by poll 12.
+	it('Selected Forms, newest first, 24 forms whose pages past the first answer 503, beside a healthy one: each is named by the 5th poll it cannot move, and the healthy one’s responses come a poll late at most', async () => {
+		// Each failing read costs two pages, the first served: the 24 take more than a poll's 40
+		// pages. Each is named on its 5th poll without progress, and the healthy form's responses
+		// come on the poll they were submitted before or the next.
+		const { failing, server, driver, firstNamed, waits } = await deeperPagesFailing(24, false);
 		for (const poll of firstNamed) expect(poll).toBeGreaterThan(0);
 		expect(Math.max(...firstNamed)).toBeLessThanOrEqual(12);
-		// Once they are found, form24's responses come on the poll they were submitted before.
-		expect(submitted.slice(8).map(pollOf)).toEqual([...Array(12).keys()].map((i) => i + 9));
+		expect(Math.max(...waits)).toBeLessThanOrEqual(1);
 		for (const poll of driver.polls.slice(1))
-			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(16);
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(failing.length);
 		server.heal();
 		await drain(driver);
+	});
+
+	it('Selected Forms, newest first, 20 forms whose pages past the first answer 503 and whose responses keep coming, beside a healthy one: each is named, though the poll’s pages cut some of their reads', async () => {
+		// The poll's 40 pages cut the reads of some failing forms after their first page, which
+		// shows their newest responses. What a cut read found on a newest-first list is not
+		// progress: the responses past that page stay unread.
+		const { failing, server, driver, firstNamed, waits } = await deeperPagesFailing(20, true);
+		for (const poll of firstNamed) expect(poll).toBeGreaterThan(0);
+		expect(Math.max(...firstNamed)).toBeLessThanOrEqual(10);
+		expect(Math.min(...waits)).toBeGreaterThanOrEqual(0);
+		expect(Math.max(...waits)).toBeLessThanOrEqual(1);
+		expect(
+			driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form20)')),
+		).toEqual([]);
+		server.heal();
+		await drain(driver);
+		for (const form of [...failing, 20])
+			for (const id of aliveIds(server, `form${form}`))
+				expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
 	it.each([
@@ -210,8 +209,8 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 			for (let poll = 1; poll <= 25; poll++) {
 				server.apply({ kind: 'submit', form: 20, count: 20, gapMs: 2_000 });
 				for (const id of aliveIds(server, 'form20').slice(-20)) submitted.push([id, poll]);
-				// One read of form20 fails (4 attempts), once the failing forms are all found.
-				if (poll === 16) server.inject({ kind: 'serverError', status: 503 }, 4, 20, deeperPages);
+				// One read of form20 fails.
+				if (poll === 16) server.inject({ kind: 'serverError', status: 503 }, 1, 20, deeperPages);
 				await driver.poll();
 				server.apply({ kind: 'advance', ms: 20_000 });
 			}
@@ -253,6 +252,33 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 		);
 		expect(firstNamedAt.every((at) => at >= 0 && at <= 4)).toBe(true);
 		for (const id of busy.slice(0, 15)) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+
+	it('Selected Forms, 20 forms whose reads get 429s the transport cannot wait out, beside a healthy one: the poll stops at the first, so a poll draws one read’s refusals', async () => {
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 21,
+			selected: [...Array(21).keys()],
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		const wait = { kind: 'rateLimit', retryAfter: { kind: 'seconds', seconds: 1 } } as const;
+		for (let form = 0; form < 20; form++) {
+			server.apply({ kind: 'submit', form, count: 1 });
+			server.inject(wait, 1_000_000, form);
+		}
+		for (let poll = 1; poll <= 6; poll++) {
+			server.apply({ kind: 'submit', form: 20, count: 1 });
+			const record = await driver.poll();
+			const refused = record.requests.filter((r) => r.status === 429);
+			expect(new Set(refused.map((r) => r.formId)).size).toBeLessThanOrEqual(1);
+			expect(refused.length).toBeLessThanOrEqual(16);
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		server.heal();
+		await drain(driver);
+		for (let form = 0; form < 21; form++)
+			for (const id of aliveIds(server, `form${form}`))
+				expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
 	it('Selected Forms, since a date: a form answering 503 beside a busy backlog (pages of 100) is named by the 5th poll it cannot move', async () => {
@@ -368,7 +394,7 @@ describe('a failing form never holds back the others', () => {
 		await drain(driver);
 	});
 
-	it('All Forms: forms that keep failing never take the others’ turn, nor draw more than a few failed reads a poll', async () => {
+	it('All Forms: forms that keep failing never take the others’ turn, and cost one request a poll each', async () => {
 		const { server, driver } = setUp({ watch: 'allForms', formCount: 8 });
 		expect((await driver.poll()).errors).toEqual([]);
 		// Six forms answer 503 to every attempt; form6 and form7 have new responses.
@@ -384,9 +410,8 @@ describe('a failing form never holds back the others', () => {
 			'form6',
 			'form7',
 		]);
-		// Four failed reads at most, of four attempts each: three, and one of a form that answered.
 		for (const poll of polls)
-			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(16);
+			expect(poll.requests.filter((r) => r.faulted).length).toBeLessThanOrEqual(6);
 		server.heal();
 		await drain(driver);
 		for (let form = 0; form < 8; form++) {
@@ -530,4 +555,43 @@ async function twentyFailingBesideOne() {
 	expect((await driver.poll()).errors).toEqual([]);
 	for (const form of failing) server.inject({ kind: 'serverError', status: 503 }, 10_000, form);
 	return { failing, server, driver };
+}
+
+/**
+ * Selected Forms, newest first, pages of 100: `count` forms of 150 new responses whose pages
+ * past the first answer 503, beside a healthy one that gets a response a poll (and so do the
+ * failing ones when `keepComing`), over 20 polls: the poll each failing form is first named on,
+ * and how many polls each healthy response waited (the last one's left out).
+ */
+async function deeperPagesFailing(count: number, keepComing: boolean) {
+	const failing = [...Array(count).keys()];
+	const healthy = count;
+	const { server, driver } = setUp({
+		watch: 'selectedForms',
+		formCount: count + 1,
+		selected: [...failing, healthy],
+		order: 'newestFirst',
+		pageCap: 100,
+	});
+	expect((await driver.poll()).errors).toEqual([]);
+	for (const form of failing) {
+		server.apply({ kind: 'submit', form, count: 150 });
+		server.inject({ kind: 'serverError', status: 503 }, 1_000_000, form, true);
+	}
+	const submitted: string[] = [];
+	for (let poll = 1; poll <= 20; poll++) {
+		const to = keepComing ? [...failing, healthy] : [healthy];
+		for (const form of to) server.apply({ kind: 'submit', form, count: 1 });
+		submitted.push(aliveIds(server, `form${healthy}`).at(-1) as string);
+		await driver.poll();
+		server.apply({ kind: 'advance', ms: MINUTE });
+	}
+	const firstNamed = failing.map((form) =>
+		driver.polls.findIndex((poll) => poll.errors.some((e) => e.includes(`(form${form})`))),
+	);
+	const pollOf = (id: string) => driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
+	const waits = submitted
+		.slice(0, -1)
+		.map((id, i) => (pollOf(id) < 0 ? Infinity : pollOf(id) - (i + 1)));
+	return { failing, server, driver, firstNamed, waits };
 }

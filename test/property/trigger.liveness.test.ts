@@ -172,7 +172,7 @@ describe('a form whose reads failed, then are answered again behind another form
 		const failing = (pick: number): Step[] =>
 			poll([
 				{ kind: 'delete', form: 1, pick },
-				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 4, form: 1 },
+				{ kind: 'fault', fault: { kind: 'serverError', status: 500 }, times: 1, form: 1 },
 			]);
 		const schedule: Schedule = {
 			settings: settingsWith({

@@ -195,8 +195,8 @@ describe('All Forms: busy windows, with an update now and then', () => {
 });
 
 describe('newest first: busy windows that each fit in a poll, after one failed read', () => {
-	// The newest-first busy windows above with one failure: the service answers 503 (and its 3
-	// retries) to form2's read, and is healthy after. On poll 12 that read begins form2's walk;
+	// The newest-first busy windows above with one failure: the service answers 503 to form2's
+	// read (a poll of several forms does not retry it), and is healthy after. On poll 12 that read begins form2's walk;
 	// on poll 13 it is the walk's second poll, the one form2 keeps its turn for. A read that
 	// failed for a moment did not have its turn: form2 is read first again on the next poll, and
 	// its walk takes its two polls. (When the failed read used the turn, form2 went to the back,
@@ -207,7 +207,7 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 		'a failed read on poll %i names no form, and its form is read on the next poll',
 		async (failingPoll) => {
 			const trace = await newestFirstBusyTrace(30, (poll) => [
-				...serverErrorsOn(poll === failingPoll, 2, 4),
+				...serverErrorsOn(poll === failingPoll, 2, 1),
 			]);
 			const failedOn = trace.polls
 				.filter((poll) => poll.requests.some((r) => r.status !== 200))
@@ -222,44 +222,34 @@ describe('newest first: busy windows that each fit in a poll, after one failed r
 	);
 });
 
-describe('newest first: busy windows, and two forms failing in one poll', () => {
-	// The newest-first busy windows above; on poll 12 the service answers 503 (and its retries)
-	// to the reads of form2 and form3. The poll's first failed read keeps its turn; the second
-	// goes to the back, behind the others' two-poll walks, and is counted on each poll that does
-	// not reach it. It gets no page for 5 polls and is named on poll 16, as it must be. On poll
-	// 21 its walk begins, cut by the poll's pages: a page served ends the failure, and the count
-	// that names it starts there. (Counting on from the failure, it was named again on poll 21,
-	// which emitted all it had pending; so with the failure on each of polls 12 to 19.)
-	it('the second failing form is not named on the poll its walk begins', async () => {
-		const trace = await newestFirstBusyTrace(30, (poll) => [
-			...serverErrorsOn(poll === 12, 2, 4),
-			...serverErrorsOn(poll === 12, 3, 4),
-		]);
-		expect(naming(trace, 'form3').map((error) => error.split(':')[0])).toEqual(['16']);
-		expect(formatViolations(check(trace))).toBe('');
-	}, 120_000);
-});
-
-describe('newest first: busy windows, and three forms failing in one poll', () => {
-	// The newest-first busy windows above; on poll 12 the service answers 503 (and its retries)
-	// to the reads of form2, form3 and form4. Three failed reads end the poll's reading: form0
-	// and form1 are not asked. form1 then waits its turn behind form2's and form0's two-poll
-	// walks until poll 17, and is read fine. The failing forms are named on poll 16, their 5th
-	// poll without a page; form1, held back but never refused, is not (it was named on poll 16
-	// too, for the walks it waited behind, while its waits counted as failures).
-	it('a form the failures kept from being asked is not named', async () => {
-		const trace = await newestFirstBusyTrace(30, (poll) =>
-			[2, 3, 4].flatMap((form) => serverErrorsOn(poll === 12, form, 4)),
-		);
-		expect(naming(trace, 'form1')).toEqual([]);
-		expect(naming(trace, 'form3').map((error) => error.split(':')[0])).toEqual(['16']);
-		expect(formatViolations(check(trace))).toBe('');
-	}, 120_000);
+describe('newest first: busy windows, and forms failing in one poll', () => {
+	// The newest-first busy windows above; on poll 12 the service answers 503 to the reads of
+	// form2 and form3 (and form4). Each failed read cost one request and keeps its form's turn:
+	// on poll 13 they are read first. Two fit beside the others' two-poll walks: no form is
+	// named. With three, form4 waits behind their walks until poll 17 and is named on poll 16,
+	// its 5th poll without progress since its failed read, and only it. (When only the poll's
+	// first failed read kept its turn, the second went to the back and was named on poll 16 with
+	// two failing; when three failed reads ended the poll's reading, a form never asked was named
+	// too.)
+	it.each([
+		['two forms', [2, 3], []],
+		['three forms', [2, 3, 4], ['16: Form "Form 4" (form4)']],
+	])(
+		'%s: only a form that waits 5 polls after its failure is named',
+		async (_, failing, named) => {
+			const trace = await newestFirstBusyTrace(30, (poll) =>
+				failing.flatMap((form) => serverErrorsOn(poll === 12, form, 1)),
+			);
+			expect(namingAny(trace).map((error) => error.split(' could')[0])).toEqual(named);
+			expect(formatViolations(check(trace))).toBe('');
+		},
+		120_000,
+	);
 });
 
 describe('newest first: busy windows, four failed reads, then a failed list of forms', () => {
 	// The newest-first busy windows above; form2's reads fail on polls 12 to 15 (a 503 on its
-	// next 16 requests), so it has 4 polls without progress. On poll 16 its walk begins, cut by
+	// next 4 requests), so it has 4 polls without progress. On poll 16 its walk begins, cut by
 	// the poll's pages: a page served ends the failure, and the count that names it starts
 	// there; it keeps its turn until that count would name it, and its walk goes on (the list
 	// of forms fails on poll 17). (Counting on from the failure, it was named on poll 16, lost
@@ -269,8 +259,8 @@ describe('newest first: busy windows, four failed reads, then a failed list of f
 	// with One Form, never named a form with more in one millisecond than a poll reads.)
 	it('no form is named', async () => {
 		const trace = await newestFirstBusyTrace(30, (poll) => [
-			...serverErrorsOn(poll === 12, 2, 16),
-			...serverErrorsOn(poll === 17, 'any', 4),
+			...serverErrorsOn(poll === 12, 2, 4),
+			...serverErrorsOn(poll === 17, 'any', 1),
 		]);
 		expect(namingAny(trace)).toEqual([]);
 		expect(formatViolations(check(trace))).toBe('');
@@ -286,7 +276,7 @@ describe('newest first: busy windows, and a form failing on every other poll', (
 	// left form0, form1 and form4 without a request for 33 polls, unnamed.)
 	it('the other forms are read, and none of them is named', async () => {
 		const trace = await newestFirstBusyTrace(45, (poll) => [
-			...serverErrorsOn(poll >= 12 && poll % 2 === 0, 2, 4),
+			...serverErrorsOn(poll >= 12 && poll % 2 === 0, 2, 1),
 		]);
 		expect(naming(trace, 'form2')[0]).toMatch(/^16: .*server error/);
 		for (const form of [0, 1, 3, 4]) expect(naming(trace, `form${form}`)).toEqual([]);
@@ -298,14 +288,13 @@ describe('newest first: busy windows, and a form failing on every other poll', (
 
 describe('newest first: busy windows that each fit in a poll, after two failed polls', () => {
 	// The newest-first busy windows above; on poll 13, while form2's walk takes its two polls,
-	// the service fails the next 8 requests: the list of forms of polls 13 and 14, with their
-	// retries. On poll 15 form2 has three polls' worth to prove, and its walk is cut again. A
+	// the service fails the next 2 requests: the list of forms of polls 13 and 14. On poll 15 form2 has three polls' worth to prove, and its walk is cut again. A
 	// form cut by the poll's pages keeps its turn until it is named, so its walk fits on poll 16.
 	// (When it kept its turn once until it made progress, it went to the back on poll 15, had
 	// five polls' worth to prove whenever its turn came, was cut each time, and was named on
 	// polls 18, 23 and 28 though nothing of it was lost.)
 	it('no error names a form, and every walk goes on', async () => {
-		const trace = await newestFirstBusyTrace(30, (poll) => serverErrorsOn(poll === 13, 'any', 8));
+		const trace = await newestFirstBusyTrace(30, (poll) => serverErrorsOn(poll === 13, 'any', 2));
 		const failedOn = trace.polls
 			.filter((poll) => poll.requests.some((r) => r.status !== 200))
 			.map((poll) => poll.index);
@@ -457,7 +446,7 @@ describe('Every Response Since a Date inside the look-back window: backlogs in t
 describe('a failing form behind busy windows', () => {
 	// Six selected forms, oldest first, pages of 100, a 60-minute window: four of 3,500 responses
 	// (about 50 a minute each, as many leave), and two small ones. From poll 3 the service answers
-	// 503 to form5's next requests, 4 to a read (a request and its 3 retries). The busy windows
+	// 503 to form5's next requests, one to a read (a poll of several forms retries no 503). The busy windows
 	// take a poll's 40 pages each, but a read that failed for a moment did not have its turn:
 	// form5, reached on poll 3 or 4, is read first on each poll until it is read. (When a failed read used the turn, form5
 	// was read every 5th poll, counted on the polls between, and named on polls 8, 13 and 18
@@ -466,7 +455,7 @@ describe('a failing form behind busy windows', () => {
 		const steps = stepsAMinuteApart(
 			20,
 			(poll) => [
-				...serverErrorsOn(poll === 3, 5, 4 * failedReads),
+				...serverErrorsOn(poll === 3, 5, failedReads),
 				...responsesTo([0, 1, 2, 3, 4, 5], 50, 150),
 			],
 			MINUTE - 6 * 49 * 150,

@@ -7,6 +7,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { TransportSettings } from '../shared/transport';
 import { FormsWtfClient } from '../shared/transport';
+import { DEFAULT_RETRY_POLICY } from '../shared/transport/retry';
 import { asNodeError, isTransientError } from '../shared/transport/errors';
 import { statusOf } from '../shared/transport/webhooks';
 import { formsToRead, keepUnlistedForms, listedAs, toItem } from './forms';
@@ -16,6 +17,7 @@ import { addChosen, leaveChoice, readNewest, settleChoice } from './newest';
 import type { Version } from './read';
 import {
 	compareVersions,
+	endsPollReading,
 	isReadFailure,
 	NOT_IN_ONE_POLL,
 	NOT_WHOLE,
@@ -54,21 +56,15 @@ const NOT_REACHED = new Error(
  */
 type NoProgress = 'failed' | 'served' | 'waited';
 
-/**
- * Failed reads that end a poll's reading: a struggling service is not asked for every form. A
- * form not failing (its last read was served, or it was not read yet) is still asked after them,
- * until one more read fails: forms failing on their own do not hold it back.
- */
-const MAX_FAILED_READS_PER_POLL = 3;
-
 export async function pollResponses(
 	context: IPollFunctions,
 	transport: TransportSettings = {},
 ): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(context);
 	// A client for each poll: an edited key or base URL is used from the next poll on.
-	const client = new FormsWtfClient(context, transport);
-	if (context.getMode() === 'manual') return await sampleNewest(context, settings, client);
+	if (context.getMode() === 'manual')
+		return await sampleNewest(context, settings, new FormsWtfClient(context, transport));
+	const client = new FormsWtfClient(context, pollTransport(settings, transport));
 	const node = context.getNode();
 	const key = `${context.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
 	const budgetMs = pollBudgetMs(context) ?? DEFAULT_POLL_BUDGET_MS;
@@ -111,9 +107,7 @@ class Poll {
 	private readonly learning = new Map<string, number>();
 	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
 	private readonly errors: Error[] = [];
-	private failedReads = 0;
 	private formsRead = 0;
-	private lastFailure: unknown;
 	private nowMs?: number;
 
 	constructor(
@@ -204,18 +198,19 @@ class Poll {
 		);
 		const cutByShare: WatchedForm[] = [];
 		for (const [index, form] of due.entries()) {
-			if (!this.mayReadMore(due.length - index, form)) notReached.push(form);
+			if (!this.mayReadMore(due.length - index)) notReached.push(form);
 			else if (this.next.choice?.pending.includes(form.id)) await this.choose(form);
 			else if (await this.read(form)) cutByShare.push(form);
 		}
 		// What the forms read later left of the items goes to those their share cut, in turn.
 		for (const [index, form] of cutByShare.entries())
-			if (this.mayReadMore(cutByShare.length - index, form)) await this.read(form);
+			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
 		// A form not reached waits its turn, unless what stopped the reading holds back every form
-		// (a rate limit, failing reads), or it is in a run of polls without progress already. Not
-		// one whose newest are still to be chosen: the choice waits for it, and it must not leave
-		// the choice for the others' failures.
-		const stoppedBy = this.budget.stoppedBy ?? this.stoppedByFailures();
+		// (a rate limit, or a wait the poll has no time for), or it is in a run of polls without
+		// progress already.
+		// Not one whose newest are still to be chosen: the choice waits for it, and it must not
+		// leave the choice for a rate limit.
+		const { stoppedBy } = this.budget;
 		const cutBy = this.budget.cutBy();
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
 		for (const form of notReached) {
@@ -226,18 +221,10 @@ class Poll {
 		}
 	}
 
-	/**
-	 * Whether `form`, the next of `formsLeft` forms, is read: the poll has pages, time and that
-	 * form's share of the items left, and fewer than MAX_FAILED_READS_PER_POLL reads failed (or
-	 * just that many, and the form has not failed on the polls before: one failure, a moment's,
-	 * does not send it behind the forms that keep failing).
-	 */
-	private mayReadMore(formsLeft: number, form: WatchedForm): boolean {
+	/** Whether the next of `formsLeft` forms is read: the poll has pages, time and its share of the items. */
+	private mayReadMore(formsLeft: number): boolean {
 		this.budget.shareItems(formsLeft);
-		const cursor = this.cursorOf(form.id);
-		const failing = isFailing(cursor) && (cursor.failedPolls ?? 0) > 1;
-		const allowed = MAX_FAILED_READS_PER_POLL + (failing ? 0 : 1);
-		return this.budget.mayRead() && this.failedReads < allowed;
+		return this.budget.mayRead();
 	}
 
 	/** Reads a form; true when its share of the items cut the read. */
@@ -248,8 +235,8 @@ class Poll {
 		const { watch } = this.settings;
 		const options = { ...this.settings, floor };
 		const before = this.cursorOf(form.id);
+		const pagesBefore = this.budget.pages;
 		const read = await readForm(this.budget, form.id, before, options);
-		this.countFailure(read.failure);
 		// One Form: what the user must fix (and any failure of the activation) is the poll's error.
 		const failed = isReadFailure(read.failure);
 		if (watch === 'form' && failed && !read.moved)
@@ -274,16 +261,17 @@ class Poll {
 		// keeps its turn: it had more to prove than a poll's worth since its last read (more
 		// after failed polls), and with a poll's worth on the next, a window that fits is read
 		// whole. Once its form is named, every other poll (`keptTurn`): a window that does not
-		// fit cannot hold the first place. So does the poll's first read that failed for a moment
-		// (a 503, a network error), until its form is named. Not a poll out of time, nor a read
-		// that ended the poll's reading (a wait it has no time for), nor the poll's other failed
-		// reads: failing forms cannot take every poll.
+		// fit cannot hold the first place. So does a read that failed for a moment (a 503, a
+		// network error) at its first request, until its form is named: it cost the poll one
+		// request, and is asked first on the next, not held behind busy forms and counted for
+		// waiting. One that failed after pages were served had its share of the poll.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
 		const beforeNamed = namingCount(before, 'served') < POLLS_BEFORE_ERROR;
 		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
-		const failedForNow = !read.moved && this.failedForNow(read.failure, before);
+		const oneRequest = this.budget.pages === pagesBefore + 1;
+		const failedForNow = !read.moved && oneRequest && isFailedForNow(read.failure, before);
 		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
@@ -311,9 +299,9 @@ class Poll {
 		// Back to the look-back window's start: an update of one of those is known as one.
 		const windowFromMs = activatedAtMs - this.settings.lookBackMs;
 		let failure: unknown;
+		const pagesBefore = this.budget.pages;
 		const reading = readNewest(this.budget, form.id, choice.count, activatedAtMs, windowFromMs);
 		const chosen = await reading.catch((error: unknown) => void (failure = error ?? NOT_WHOLE));
-		this.countFailure(failure);
 		if (chosen) {
 			addChosen(choice, form.id, chosen);
 			const inWindow = chosen.filter((version) => version.atMs >= windowFromMs);
@@ -325,8 +313,8 @@ class Poll {
 			throw asNodeError(this.context.getNode(), failure);
 		const how = isReadFailure(failure) ? 'failed' : 'served';
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
-		const keepsTurn = this.failedForNow(failure, cursor);
-		const hadTurn = how === 'failed' && !keepsTurn && this.settings.watch !== 'form';
+		const failedForNow = this.budget.pages === pagesBefore + 1 && isFailedForNow(failure, cursor);
+		const hadTurn = how === 'failed' && !failedForNow && this.settings.watch !== 'form';
 		const turned = hadTurn ? { ...cursor, readAtRev: this.next.rev } : cursor;
 		this.noProgress(form, turned, failure ?? this.budget.cutBy(), how);
 		const status = statusOf(failure);
@@ -363,33 +351,6 @@ class Poll {
 		if (run.servedPolls === undefined) delete next.servedPolls;
 		if (due) next.namedAt = polls;
 		this.next.forms[form.id] = next;
-	}
-
-	/**
-	 * Whether a read's failure keeps its form's turn: the poll's first read that failed for a
-	 * moment (a 503, a network error), until its form is named, so that it is asked first on the
-	 * next poll; not one that ended the poll's reading, nor its other failed reads.
-	 */
-	private failedForNow(failure: unknown, before: FormCursor): boolean {
-		return (
-			isTransientError(failure) &&
-			this.failedReads === 1 &&
-			this.budget.stoppedBy === undefined &&
-			namingCount(before, 'failed') < POLLS_BEFORE_ERROR
-		);
-	}
-
-	/** Why the poll stopped asking when its failed reads did: their failure, not the form's own. */
-	private stoppedByFailures(): Error | undefined {
-		if (this.failedReads < MAX_FAILED_READS_PER_POLL) return undefined;
-		const why = this.lastFailure instanceof Error ? this.lastFailure.message : 'they failed';
-		return new Error(`the poll stopped before it, as the reads of other forms failed (${why})`);
-	}
-
-	private countFailure(failure: unknown): void {
-		if (!isTransientError(failure)) return;
-		this.failedReads++;
-		this.lastFailure = failure;
 	}
 
 	/** A form's cursor; a form listed after activation has no existing responses. */
@@ -469,6 +430,19 @@ function namingCount(cursor: FormCursor, how: NoProgress): number {
 	return servedPolls ?? failedPolls;
 }
 
+/**
+ * Whether a read's failure keeps its form's turn: one that failed for a moment (a 503, a network
+ * error), until its form is named, so that it is asked first on the next poll. Not one that
+ * ended the poll's reading (a rate limit): the forms behind it are asked next.
+ */
+function isFailedForNow(failure: unknown, before: FormCursor): boolean {
+	return (
+		isTransientError(failure) &&
+		!endsPollReading(failure) &&
+		namingCount(before, 'failed') < POLLS_BEFORE_ERROR
+	);
+}
+
 /** Whether a form's last reads in its run of polls without progress failed. */
 function isFailing(cursor: FormCursor): boolean {
 	return (cursor.failedPolls ?? 0) > 0 && cursor.servedPolls === undefined;
@@ -477,6 +451,19 @@ function isFailing(cursor: FormCursor): boolean {
 /** A read the poll's other reads cut, not counted: a page served ends a run of failed reads. */
 function servedUncounted(cursor: FormCursor): FormCursor {
 	return isFailing(cursor) ? { ...cursor, servedPolls: 0 } : cursor;
+}
+
+/**
+ * A poll of several forms does not retry a 5xx answer or a dropped connection: the failed read
+ * cost one request and no wait, and its form is asked again on the next poll. Retries there
+ * would spend the poll's time and requests on a struggling service, holding back the forms
+ * read after it. One Form retries: its poll has nothing else to do, and its activation fails
+ * on a failed read.
+ */
+function pollTransport(settings: TriggerSettings, transport: TransportSettings): TransportSettings {
+	if (settings.watch === 'form') return transport;
+	const policy = transport.retryPolicy ?? DEFAULT_RETRY_POLICY;
+	return { ...transport, retryPolicy: { ...policy, maxServerErrorRetries: 0 } };
 }
 
 function pollBudgetMs(context: IPollFunctions): number | undefined {

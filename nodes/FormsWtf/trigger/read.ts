@@ -22,6 +22,7 @@ import {
 } from '../shared/transport/paging';
 import type { FetchedPage, PageClock, PageSource } from '../shared/transport/paging';
 import type { FormResponse } from '../shared/transport/types';
+import { statusOf } from '../shared/transport/webhooks';
 import type { Floor, FormCursor } from './state';
 
 /**
@@ -51,6 +52,14 @@ export function isReadFailure(failure: unknown): boolean {
 	return failure !== undefined && failure !== NOT_WHOLE && failure !== NOT_IN_ONE_POLL;
 }
 
+/**
+ * Whether a failure ends the poll's reading of every form: a wait the poll has no time for, or a
+ * rate limit the transport could not wait out. The service limits the API key, not the form.
+ */
+export function endsPollReading(error: unknown): boolean {
+	return isDeadlineError(error) || statusOf(error) === 429;
+}
+
 /** One response in the version read, with its time (an undated one: the read's clock). */
 export interface Version {
 	id: string;
@@ -65,7 +74,7 @@ export interface Version {
 export class PollBudget implements PageSource {
 	pages = 0;
 	items = 0;
-	/** A wait the poll had no time for (a long Retry-After): no form is read any more this poll. */
+	/** A wait the poll had no time for, or a rate limit: no form is read any more this poll. */
 	stoppedBy?: unknown;
 	/** Where the items of the form being read end: its share of what the poll still hands over. */
 	private itemsUntil = MAX_ITEMS_PER_POLL;
@@ -110,7 +119,7 @@ export class PollBudget implements PageSource {
 		this.pages++;
 		const request = { formId, offset, since, limit, deadlineMs: this.deadline };
 		return await getResponsesPage(this.client, request).catch((error: unknown) => {
-			if (isDeadlineError(error)) this.stoppedBy = error;
+			if (endsPollReading(error)) this.stoppedBy = error;
 			throw error;
 		});
 	}
@@ -292,11 +301,11 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Nothing a read that cannot be proven does is progress. What a failed read found is, only
-		// from the oldest end (an oldest-first first page): on a newest-first list it is the
-		// newest, which every read finds again while the older stay unread.
+		// Nothing a read that cannot be proven does is progress. What a read that failed or was cut
+		// found is, only from the oldest end (an oldest-first first page): on a newest-first list
+		// it is the newest, which every read finds again while the older stay unread.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
-		const foundMoves = found.length > 0 && (!isReadFailure(failure) || this.readOldestEnd);
+		const foundMoves = found.length > 0 && this.readOldestEnd;
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || foundMoves));
 		return { cursor, found, whole, moved, failure: whole ? undefined : failure };
 	}
