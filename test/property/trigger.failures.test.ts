@@ -161,6 +161,36 @@ describe('a form that cannot be read is named by the 5th poll without progress',
 				expect(timesEmitted(driver.emitted, id)).toBe(1);
 	});
 
+	it('Selected Forms, 100 forms starting to fail at their first page, 20 more each poll, beside a healthy one: the failed reads that keep their turn take half a poll’s pages, and the healthy one’s responses wait 3 polls at most', async () => {
+		const failing = [...Array(100).keys()];
+		const { server, driver } = setUp({
+			watch: 'selectedForms',
+			formCount: 101,
+			selected: [...failing, 100],
+		});
+		expect((await driver.poll()).errors).toEqual([]);
+		const submitted: string[] = [];
+		for (let poll = 1; poll <= 12; poll++) {
+			for (const form of failing.slice((poll - 1) * 20, poll * 20))
+				server.inject({ kind: 'serverError', status: 503 }, 1_000_000, form);
+			for (const form of [...failing, 100]) server.apply({ kind: 'submit', form, count: 1 });
+			submitted.push(aliveIds(server, 'form100').at(-1) as string);
+			await driver.poll();
+			server.apply({ kind: 'advance', ms: MINUTE });
+		}
+		const pollOf = (id: string) =>
+			driver.polls.findIndex((p) => p.emitted.some((e) => e.id === id));
+		const waits = submitted.slice(0, -3).map((id, i) => pollOf(id) - (i + 1));
+		expect(Math.min(...waits)).toBeGreaterThanOrEqual(0);
+		expect(Math.max(...waits)).toBeLessThanOrEqual(3);
+		expect(
+			driver.polls.flatMap((poll) => poll.errors).filter((e) => e.includes('(form100)')),
+		).toEqual([]);
+		server.heal();
+		await drain(driver);
+		for (const id of submitted) expect(timesEmitted(driver.emitted, id)).toBe(1);
+	});
+
 	it.each([
 		['a new response on every poll', 1],
 		['a new response every 4th poll', 4],

@@ -19,6 +19,7 @@ import {
 	compareVersions,
 	endsPollReading,
 	isReadFailure,
+	MAX_PAGES_PER_POLL,
 	NOT_IN_ONE_POLL,
 	NOT_WHOLE,
 	PollBudget,
@@ -108,6 +109,8 @@ class Poll {
 	private readonly found = new Map<string, { version: Version; form: WatchedForm }>();
 	private readonly errors: Error[] = [];
 	private formsRead = 0;
+	/** Failed reads that kept their turn: at most half the poll's pages go to them next poll. */
+	private keptForFailure = 0;
 	private nowMs?: number;
 
 	constructor(
@@ -271,7 +274,7 @@ class Poll {
 		const beforeNamed = namingCount(before, 'served') < POLLS_BEFORE_ERROR;
 		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
 		const oneRequest = this.budget.pages === pagesBefore + 1;
-		const failedForNow = !read.moved && oneRequest && isFailedForNow(read.failure, before);
+		const failedForNow = !read.moved && oneRequest && this.keepsTurnFor(read.failure, before);
 		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
@@ -313,7 +316,8 @@ class Poll {
 			throw asNodeError(this.context.getNode(), failure);
 		const how = isReadFailure(failure) ? 'failed' : 'served';
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
-		const failedForNow = this.budget.pages === pagesBefore + 1 && isFailedForNow(failure, cursor);
+		const failedForNow =
+			this.budget.pages === pagesBefore + 1 && this.keepsTurnFor(failure, cursor);
 		const hadTurn = how === 'failed' && !failedForNow && this.settings.watch !== 'form';
 		const turned = hadTurn ? { ...cursor, readAtRev: this.next.rev } : cursor;
 		this.noProgress(form, turned, failure ?? this.budget.cutBy(), how);
@@ -351,6 +355,17 @@ class Poll {
 		if (run.servedPolls === undefined) delete next.servedPolls;
 		if (due) next.namedAt = polls;
 		this.next.forms[form.id] = next;
+	}
+
+	/**
+	 * Whether a failed read keeps its form's turn (isFailedForNow), while those that do fit in half
+	 * a poll's pages: forms that fail at once must not take every page of the next poll.
+	 */
+	private keepsTurnFor(failure: unknown, before: FormCursor): boolean {
+		if (this.keptForFailure >= MAX_PAGES_PER_POLL / 2 || !isFailedForNow(failure, before))
+			return false;
+		this.keptForFailure++;
+		return true;
 	}
 
 	/** A form's cursor; a form listed after activation has no existing responses. */
