@@ -273,8 +273,7 @@ class Poll {
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
 		const beforeNamed = namingCount(before, 'served') < POLLS_BEFORE_ERROR;
 		const keptForPages = cutByPages && (beforeNamed || !before.keptTurn);
-		const oneRequest = this.budget.pages === pagesBefore + 1;
-		const failedForNow = !read.moved && oneRequest && this.keepsTurnFor(read.failure, before);
+		const failedForNow = !read.moved && this.keepsTurnFor(read.failure, before, pagesBefore);
 		const keepsTurn = (cut && !firstRead) || keptForPages || failedForNow;
 		if (watch !== 'form') {
 			if (!keepsTurn) cursor.readAtRev = this.next.rev;
@@ -316,8 +315,7 @@ class Poll {
 			throw asNodeError(this.context.getNode(), failure);
 		const how = isReadFailure(failure) ? 'failed' : 'served';
 		// A failed read had its turn, as in read(): the forms behind it are asked next.
-		const failedForNow =
-			this.budget.pages === pagesBefore + 1 && this.keepsTurnFor(failure, cursor);
+		const failedForNow = this.keepsTurnFor(failure, cursor, pagesBefore);
 		const hadTurn = how === 'failed' && !failedForNow && this.settings.watch !== 'form';
 		const turned = hadTurn ? { ...cursor, readAtRev: this.next.rev } : cursor;
 		this.noProgress(form, turned, failure ?? this.budget.cutBy(), how);
@@ -358,12 +356,14 @@ class Poll {
 	}
 
 	/**
-	 * Whether a failed read keeps its form's turn (isFailedForNow), while those that do fit in half
-	 * a poll's pages: forms that fail at once must not take every page of the next poll.
+	 * Whether a failed read that began at `pagesBefore` keeps its form's turn: it failed at its
+	 * first request (isFailedForNow), and those that do fit in half a poll's pages: forms that fail
+	 * at once must not take every page of the next poll.
 	 */
-	private keepsTurnFor(failure: unknown, before: FormCursor): boolean {
-		if (this.keptForFailure >= MAX_PAGES_PER_POLL / 2 || !isFailedForNow(failure, before))
-			return false;
+	private keepsTurnFor(failure: unknown, before: FormCursor, pagesBefore: number): boolean {
+		const oneRequest = this.budget.pages === pagesBefore + 1;
+		const halfThePages = this.keptForFailure >= MAX_PAGES_PER_POLL / 2;
+		if (!oneRequest || halfThePages || !isFailedForNow(failure, before)) return false;
 		this.keptForFailure++;
 		return true;
 	}
