@@ -208,11 +208,10 @@ class Poll {
 		// What the forms read later left of the items goes to those their share cut, in turn.
 		for (const [index, form] of cutByShare.entries())
 			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
-		// A form not reached waits its turn, unless what stopped the reading holds back every form
-		// (a rate limit, or a wait the poll has no time for), or it is in a run of polls without
-		// progress already.
-		// Not one whose newest are still to be chosen: the choice waits for it, and it must not
-		// leave the choice for a rate limit.
+		// A form not reached waits its turn, unless it is in a run of polls without progress, or
+		// what stopped the reading holds back every form (a rate limit, or a wait the poll has no
+		// time for); then not one whose newest are still to be chosen, which must not leave the
+		// choice for a rate limit.
 		const { stoppedBy } = this.budget;
 		const cutBy = this.budget.cutBy();
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
@@ -247,27 +246,20 @@ class Poll {
 				throw asNodeError(this.context.getNode(), read.failure);
 		for (const version of read.found) this.found.set(`${form.id}/${version.id}`, { version, form });
 		const cursor = read.cursor;
-		// Read whole, what existed is known one by one: a response that shows up later with an
-		// earlier timestamp (visible late) was not there to count as existing. So goes the floor of
-		// the moment the form started at (from the activation to now: a date still ahead is none),
-		// on its first whole read. A date to emit from stays the floor: nothing before it comes.
+		// Read whole, what existed is known one by one (a response that shows up later with an
+		// earlier timestamp was not there): the floor of the moment the form started at goes. A date
+		// to emit from stays the floor.
 		const { emitSinceMs } = this.next;
 		const startFloor = isStartFloor(cursor.floor, this.next, this.serviceNowMs());
 		if (read.whole && (learnFromMs !== undefined || startFloor)) {
 			if (emitSinceMs === undefined) delete cursor.floor;
 			else cursor.floor = { atMs: emitSinceMs, id: '' };
 		}
-		// A read cut behind other forms' reads did not have a poll of its own: it keeps the
-		// `readAtRev` of its last turn, so it comes before the forms read since. Nor is it counted,
-		// as a read cut by its share of the items is not (those take their turn, or a backlog
-		// would hold the other forms back). A first read cut by the poll's pages is counted, and
-		// keeps its turn: it had more to prove than a poll's worth since its last read (more
-		// after failed polls), and with a poll's worth on the next, a window that fits is read
-		// whole. Once its form is named, every other poll (`keptTurn`): a window that does not
-		// fit cannot hold the first place. So does a read that failed for a moment (a 503, a
-		// network error) at its first request, until its form is named: it cost the poll one
-		// request, and is asked first on the next, not held behind busy forms and counted for
-		// waiting. One that failed after pages were served had its share of the poll.
+		// Turns and counts (docs/design.md, "One way to fail"). Cut behind other forms' reads: not
+		// counted, keeps its turn. A first read cut by its share of the items: not counted, takes its
+		// turn (a backlog must not hold the others back). Cut by the poll's pages: counted, keeps its
+		// turn until its form is named, then every other poll (`keptTurn`), so that a window that fits
+		// in a poll is walked. Failed at its first request: keeps its turn until named.
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
@@ -324,12 +316,11 @@ class Poll {
 	}
 
 	/**
-	 * A poll in which the form made no progress: counted, a warning, and an error when due: 5
-	 * polls of the run since the last error (or its start), unless pages of it were served since
-	 * its last failed read on fewer than 5 polls: the failure is over, and it is being read. A
-	 * form failing on 4 polls of 5, read on the 5th, is named on the next failed poll. One whose
+	 * A poll in which the form made no progress: counted, a warning, and an error when 5 polls of
+	 * the run have passed since the last (or its start), unless its pages were served since its
+	 * last failed read on fewer than 5 polls: the failure is over, it is being read. A form whose
 	 * newest are still to be chosen leaves the choice when a read of it fails from the 5th poll of
-	 * its run on (read fine then, it keeps its newest), and is named then unless it was in the run.
+	 * its run on, and is named then unless it was named in the run.
 	 */
 	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown, how: NoProgress): void {
 		const run = counted(cursor, how);
@@ -469,11 +460,10 @@ function servedUncounted(cursor: FormCursor): FormCursor {
 }
 
 /**
- * A poll of several forms does not retry a 5xx answer or a dropped connection: the failed read
- * cost one request and no wait, and its form is asked again on the next poll. Retries there
- * would spend the poll's time and requests on a struggling service, holding back the forms
- * read after it. One Form retries: its poll has nothing else to do, and its activation fails
- * on a failed read.
+ * A poll of several forms does not retry a 5xx answer or a dropped connection: retries would
+ * spend its time and requests on a struggling service, holding back the forms read after the
+ * failing one, which is asked again on the next poll. One Form retries: its poll has nothing
+ * else to do, and its activation fails on a failed read.
  */
 function pollTransport(settings: TriggerSettings, transport: TransportSettings): TransportSettings {
 	if (settings.watch === 'form') return transport;

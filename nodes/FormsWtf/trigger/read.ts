@@ -215,11 +215,9 @@ class WindowRead {
 			// Out of pages before the walk: cut where the proven reads stopped.
 			if (!this.budget.mayRead()) return false;
 			this.walkingWindow = true;
-			// Instead of a walk of an oldest-first list that no poll finishes, or that this poll has
-			// no pages left for, the list's end is read, where new responses are, once it proves
-			// `total` counts the window (a newest-first walk begins with them, and what it reads
-			// comes). Not while existing responses in the window are to be learned with New
-			// Response: an update of one is not new.
+			// A walk no poll finishes, or this poll has no pages for: the list's end is read instead,
+			// where the new responses are (a newest-first walk begins there). Not while New Response
+			// learns the window's existing responses: an update of one is not new.
 			const pagesNeeded = walkPagesAfter(first);
 			const beyondAnyPoll = pagesNeeded >= MAX_PAGES_PER_POLL;
 			const learning = this.options.updatedResponses === 'ignore' && floor !== undefined;
@@ -237,18 +235,15 @@ class WindowRead {
 	private take(page: FetchedPage): void {
 		const { responses } = page;
 		const floor = this.options.floor ?? this.cursor.floor;
-		// An answer long on its way (responses submitted meanwhile) shows dated ones newer than when
-		// it was asked for: an undated one beside them is dated no earlier, or the cursor passing
-		// them would forget it while the list still holds it.
+		// An undated response is dated no earlier than the newest dated one beside it: the cursor
+		// passing those must not forget it while the list still holds it.
 		const pageNewestMs = Math.max(
 			-Infinity,
 			...responses.map((response) => submittedAtMs(response) ?? -Infinity),
 		);
-		// Undated: dated by the page that showed it (not the last page asked: a walk takes its first
-		// page again), not later than it was served, so an update after is newer; and dated again
-		// by each page that shows it undated, so `seen` keeps it while reads still return it. It is
-		// judged by the latest moment it may have been submitted, the end of that page's second: a
-		// floor inside that second does not keep it out.
+		// Undated: dated by the page that showed it, no later than it was served (an update after
+		// is newer), again by each page that shows it (`seen` keeps it while reads return it), and
+		// judged by the end of that page's second, the latest it may have been submitted.
 		const clock = clockOf(page);
 		for (const response of responses) {
 			const dated = submittedAtMs(response);
@@ -269,9 +264,8 @@ class WindowRead {
 	}
 
 	result(whole: boolean, failure: unknown): FormRead {
-		// Progress is what the next read need not do again: responses `since` left behind that no
-		// read had before, or found new; not responses leaving the window, which `since` passes
-		// with the clock, nor a walk of the window the poll cut, which the next read begins again.
+		// Progress: responses `since` left behind that no read had before (not those it passes with
+		// the clock), or found new; not a walk of the window the poll cut, begun again next time.
 		const fromMs = Date.parse(this.cursor.since);
 		const passed = Object.entries(this.seen).some(
 			([id, ms]) => ms > fromMs && ms <= this.sinceMs && this.cursor.seen[id] !== ms,
@@ -287,9 +281,8 @@ class WindowRead {
 			this.sinceMs = Math.max(this.sinceMs, trailing);
 		}
 		// Forgotten only now: a version read later in this read must still find the one before.
-		// An undated response is kept by the clock of the page that showed it, a whole second, as a
-		// coarse server returns it. New Response (Ignore) keeps a window more: an update within the
-		// window of the version before it is still known when it is read.
+		// Kept by whole seconds, as a coarse server returns them; New Response keeps a window more,
+		// so that an update within the window of the version before it is known as one.
 		const { lookBackMs, updatedResponses } = this.options;
 		const keepMs = this.sinceMs - (updatedResponses === 'ignore' ? lookBackMs : 0);
 		const keepFromMs = Math.floor(keepMs / 1000) * 1000;
@@ -301,9 +294,8 @@ class WindowRead {
 		};
 		if (cursor.floor && cursor.floor.atMs < this.sinceMs) delete cursor.floor;
 		const found = [...this.found.values()];
-		// Nothing a read that cannot be proven does is progress. What a read that failed or was cut
-		// found is, only from the oldest end (an oldest-first first page): on a newest-first list
-		// it is the newest, which every read finds again while the older stay unread.
+		// What a read that failed or was cut found is progress only from the oldest end: on a
+		// newest-first list it is the newest, found again by every read while the older stay unread.
 		const cutInWalk = this.walkingWindow && (failure === undefined || failure === NOT_IN_ONE_POLL);
 		const foundMoves = found.length > 0 && this.readOldestEnd;
 		const moved = whole || (failure !== NOT_WHOLE && !cutInWalk && (passed || foundMoves));
