@@ -208,10 +208,10 @@ class Poll {
 		// What the forms read later left of the items goes to those their share cut, in turn.
 		for (const [index, form] of cutByShare.entries())
 			if (this.mayReadMore(cutByShare.length - index)) await this.read(form);
-		// A form not reached waits its turn, unless it is in a run of polls without progress, or
-		// what stopped the reading holds back every form (a rate limit, or a wait the poll has no
-		// time for); then not one whose newest are still to be chosen, which must not leave the
-		// choice for a rate limit.
+		// A form not reached keeps its turn. It is counted when it is in a run of polls without
+		// progress, or when what stopped the reading holds back every form (a rate limit, or a wait
+		// the poll has no time for); then not one whose newest are still to be chosen, which must
+		// not leave the choice for a rate limit.
 		const { stoppedBy } = this.budget;
 		const cutBy = this.budget.cutBy();
 		const cause = stoppedBy ?? (cutBy === NOT_IN_ONE_POLL ? NOT_REACHED : cutBy);
@@ -258,8 +258,9 @@ class Poll {
 		// Turns and counts (docs/design.md, "One way to fail"). Cut behind other forms' reads: not
 		// counted, keeps its turn. A first read cut by its share of the items: not counted, takes its
 		// turn (a backlog must not hold the others back). Cut by the poll's pages: counted, keeps its
-		// turn until its form is named, then every other poll (`keptTurn`), so that a window that fits
-		// in a poll is walked. Failed at its first request: keeps its turn until named.
+		// turn until the poll that would name its form, then every other poll (`keptTurn`), so that
+		// a window that fits in a poll is walked. A passing failure at its first request: keeps its
+		// turn on the first 4 polls of the run (keepsTurnFor).
 		const cut = !read.whole && read.failure === undefined;
 		const sharedPoll = cut && (!firstRead || this.budget.cutByItems());
 		const cutByPages = cut && !sharedPoll && this.budget.cutBy() === NOT_IN_ONE_POLL;
@@ -317,10 +318,10 @@ class Poll {
 
 	/**
 	 * A poll in which the form made no progress: counted, a warning, and an error when 5 polls of
-	 * the run have passed since the last (or its start), unless its pages were served since its
-	 * last failed read on fewer than 5 polls: the failure is over, it is being read. A form whose
-	 * newest are still to be chosen leaves the choice when a read of it fails from the 5th poll of
-	 * its run on, and is named then unless it was named in the run.
+	 * the run have passed since the last (or its start), unless its pages were served on fewer
+	 * than 5 polls since its last failed read (or the run's start): it is being read. A form whose
+	 * newest are still to be chosen leaves the choice when a read of it makes no progress from the
+	 * 5th poll of its run on, and is named then unless it was named in the run.
 	 */
 	private noProgress(form: WatchedForm, cursor: FormCursor, cause: unknown, how: NoProgress): void {
 		const run = counted(cursor, how);

@@ -140,8 +140,8 @@ export interface FormRead {
 	/** Proven whole: every response since the cursor was read. */
 	whole: boolean;
 	/**
-	 * Proven whole; or left responses behind, or found new ones on a read that did not fail,
-	 * unless cut in a walk of the window.
+	 * Proven whole; or, unless not whole or cut in a walk of the window, left responses behind or
+	 * found new ones from the oldest end.
 	 */
 	moved: boolean;
 	failure?: unknown;
@@ -215,9 +215,10 @@ class WindowRead {
 			// Out of pages before the walk: cut where the proven reads stopped.
 			if (!this.budget.mayRead()) return false;
 			this.walkingWindow = true;
-			// A walk no poll finishes, or this poll has no pages for: the list's end is read instead,
-			// where the new responses are (a newest-first walk begins there). Not while New Response
-			// learns the window's existing responses: an update of one is not new.
+			// On an oldest-first list, a walk no poll finishes, or one this poll has no pages for (not
+			// while New Response learns the window: an update of one is not new), gives way to a read
+			// of the list's end, where the new responses are, once that page proves itself. A
+			// newest-first walk begins with them.
 			const pagesNeeded = walkPagesAfter(first);
 			const beyondAnyPoll = pagesNeeded >= MAX_PAGES_PER_POLL;
 			const learning = this.options.updatedResponses === 'ignore' && floor !== undefined;
