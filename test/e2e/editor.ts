@@ -402,13 +402,10 @@ export class Editor {
 	/**
 	 * Save in the credential dialog; resolves with what the dialog says after n8n tested the
 	 * credential (the message behind "More details" included), or `closed` when n8n closed the
-	 * dialog itself, as it does once a new credential's test passes.
-	 */
-	/**
-	 * Saves the credential dialog, which tests it. n8n 2.41 runs every regular expression (here the
-	 * Base URL's plain-http warning, a display condition) in a vm with a 250 ms wall-clock limit: on
-	 * a busy machine one run can miss it, and the test fails with n8n's own message. A person would
-	 * click Retry; the test saves once more.
+	 * dialog itself, as it does once a new credential's test passes. n8n 2.41 runs every regular
+	 * expression (here the Base URL's plain-http warning, a display condition) in a vm with a
+	 * 250 ms wall-clock limit: on a busy machine one run can miss it, and the test answers with
+	 * n8n's own message. A person would click Retry; so does this, once.
 	 */
 	async saveCredential(): Promise<{ closed: boolean; text: string }> {
 		const result = await this.saveCredentialOnce();
